@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+
+#include "outbox/util/lsn.hpp"
+
+namespace outbox::ack {
+
+// Decides which WAL position may be confirmed to PostgreSQL.
+//
+// Transactions are registered in commit order as they are received. Each counts the Kafka
+// deliveries it still waits for. The confirmable position is the commit end_lsn of the newest
+// transaction whose deliveries, and those of every earlier transaction, have all succeeded.
+// Delivery reports may arrive in any order (different partitions, different transactions);
+// the watermark only ever moves over a contiguous prefix of finished transactions.
+class AckTracker {
+public:
+    using TxnId = std::uint64_t;
+
+    // A transaction's first message arrived (BEGIN). Returns its id for tagging its events.
+    TxnId begin_transaction();
+
+    // One event of the open transaction was handed to Kafka.
+    void event_sent(TxnId txn);
+
+    // The open transaction's COMMIT arrived; `end_lsn` becomes confirmable once it is delivered.
+    void commit_transaction(TxnId txn, Lsn end_lsn);
+
+    // The connection dropped before the open transaction's COMMIT: the server will send it
+    // again, so it must never advance the watermark. Its already-sent events still report.
+    void abandon_open_transaction();
+
+    // Kafka acknowledged one event of `txn`.
+    void event_delivered(TxnId txn);
+
+    // The server's keepalive says everything up to `wal_end` was sent. With no transaction
+    // pending, nothing before it can still need delivery, so the slot may move there: this is
+    // what keeps an idle outbox on a busy database from holding WAL.
+    void keepalive(Lsn wal_end);
+
+    // The position to report as flushed to PostgreSQL (0 until something is confirmed).
+    Lsn confirmed_lsn() const { return confirmed_; }
+
+    // Events handed to Kafka and not yet acknowledged.
+    std::size_t events_in_flight() const { return events_in_flight_; }
+    // Transactions received and not yet confirmed (including the open one).
+    std::size_t transactions_pending() const { return pending_.size(); }
+    bool has_open_transaction() const { return open_; }
+
+    // Resume point after (re)connecting: the slot's confirmed position as the server reports it.
+    void reset_confirmed(Lsn lsn);
+
+private:
+    struct Transaction {
+        std::size_t undelivered = 0;
+        Lsn end_lsn = 0;
+        bool committed = false;
+        bool abandoned = false;
+    };
+
+    Transaction& find(TxnId txn);
+    void advance();
+
+    std::deque<Transaction> pending_;  // pending_[i] has id first_id_ + i
+    TxnId first_id_ = 0;
+    TxnId next_id_ = 0;
+    bool open_ = false;
+    std::size_t events_in_flight_ = 0;
+    Lsn confirmed_ = 0;
+};
+
+}  // namespace outbox::ack

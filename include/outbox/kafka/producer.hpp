@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "outbox/config/config.hpp"
+#include "outbox/kafka/handles.hpp"
+#include "outbox/router/event_router.hpp"
+
+namespace outbox::kafka {
+
+struct DeliveryReport {
+    std::uint64_t tag = 0;  // what produce() was given
+    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+    std::string_view topic;
+    std::int32_t partition = -1;
+    std::int64_t offset = -1;
+};
+
+// The librdkafka producer. Delivery reports are handed to `on_delivery` from serve(), on the
+// caller's thread; wakeup_fd() becomes readable when reports are waiting, so one poll() loop
+// can wait on PostgreSQL and Kafka at once.
+class Producer {
+public:
+    using DeliveryHandler = std::function<void(const DeliveryReport&)>;
+
+    // `bootstrap_servers` overrides kafka.bootstrap.servers when non-empty (embedded cluster).
+    // Bad librdkafka properties throw ConfigError with the property's file:line.
+    Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
+             DeliveryHandler on_delivery);
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+    ~Producer();
+
+    // Hands one record to librdkafka; its delivery report will carry `tag`.
+    void produce(const router::OutboxRecord& record, std::uint64_t tag);
+
+    // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
+    void serve(int timeout_ms);
+    int wakeup_fd() const { return wakeup_read_fd_; }
+
+    // Messages not yet acknowledged or failed.
+    int outstanding() const { return rd_kafka_outq_len(handle_.get()); }
+
+    // Empty when healthy; otherwise librdkafka's fatal error (e.g. idempotence broken).
+    std::string fatal_error() const;
+
+    // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
+    std::string check_metadata(int timeout_ms) const;
+
+private:
+    rd_kafka_topic_t* topic_handle(std::string_view topic);
+    static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
+    static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque);
+    static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);
+
+    struct TransparentHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+
+    DeliveryHandler on_delivery_;
+    HandlePtr handle_;
+    QueuePtr main_queue_;
+    std::unordered_map<std::string, TopicPtr, TransparentHash, std::equal_to<>> topics_;
+    int wakeup_read_fd_ = -1;
+    int wakeup_write_fd_ = -1;
+};
+
+}  // namespace outbox::kafka

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace outbox::replication {
+
+struct PgResultDeleter {
+    void operator()(PGresult* result) const { PQclear(result); }
+};
+using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
+
+// One libpq connection, closed on destruction.
+class PgConnection {
+public:
+    enum class Mode { sql, logical_replication };
+
+    // Connects with `conninfo` (key/value or URI). Failure throws TransientError: the server
+    // may be starting or briefly unreachable; the caller decides how long to keep trying.
+    PgConnection(const std::string& conninfo, Mode mode);
+    PgConnection(const PgConnection&) = delete;
+    PgConnection& operator=(const PgConnection&) = delete;
+    PgConnection(PgConnection&& other) noexcept : conn_(other.conn_) { other.conn_ = nullptr; }
+    ~PgConnection();
+
+    PGconn* raw() const { return conn_; }
+    int server_version() const { return PQserverVersion(conn_); }
+
+    // Runs one statement with the simple query protocol (the only one a walsender accepts).
+    // A failed statement throws DefiniteError with `what` and the server's message, or
+    // TransientError if the connection itself is gone.
+    PgResult exec(const std::string& sql, std::string_view what) const;
+
+    std::string quote_literal(std::string_view text) const;
+    std::string quote_identifier(std::string_view text) const;
+    std::string last_error() const;
+
+private:
+    PGconn* conn_ = nullptr;
+};
+
+}  // namespace outbox::replication

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "outbox/replication/pg_connection.hpp"
+#include "outbox/util/lsn.hpp"
+
+namespace outbox::replication {
+
+// The CopyBoth stream of START_REPLICATION on a replication=database connection. Reading is
+// non-blocking so one thread can also serve Kafka; the caller waits on socket().
+class ReplicationStream {
+public:
+    explicit ReplicationStream(PgConnection connection);
+    ReplicationStream(const ReplicationStream&) = delete;
+    ReplicationStream& operator=(const ReplicationStream&) = delete;
+    ~ReplicationStream();
+
+    // START_REPLICATION SLOT ... LOGICAL 0/0: the server resumes from the slot's confirmed position.
+    // Protocol 1 (no in-progress streaming: transactions arrive whole, in commit order) and, on
+    // PostgreSQL 14+, logical decoding messages.
+    void start(const std::string& slot, const std::string& publication, int server_version);
+
+    // The next frame already received, or nullopt when the socket must be waited on. The span
+    // stays valid until the next call. Throws TransientError when the connection is lost and
+    // DefiniteError when the server ends the stream with an error.
+    std::optional<std::span<const char>> next_frame();
+
+    // Reads what the socket has into libpq's buffer (call when socket() is readable).
+    void receive();
+    int socket() const { return PQsocket(connection_.raw()); }
+
+    void send_status_update(Lsn written, Lsn flushed, bool reply_requested);
+
+    // Pushes out what a non-blocking write left in libpq's buffer.
+    void flush_output();
+
+    // Ends the copy cleanly (after the last status update).
+    void finish();
+
+private:
+    [[noreturn]] void stream_ended();
+    void release_buffer();
+
+    PgConnection connection_;
+    char* buffer_ = nullptr;
+};
+
+}  // namespace outbox::replication

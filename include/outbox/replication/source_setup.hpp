@@ -1,0 +1,62 @@
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "outbox/config/config.hpp"
+#include "outbox/replication/pg_connection.hpp"
+#include "outbox/util/lsn.hpp"
+
+namespace outbox::replication {
+
+struct SystemIdentity {
+    std::string system_id;
+    int timeline = 0;
+    Lsn wal_position = 0;
+    std::string database;
+};
+
+// What start-up learned about the source, for the resume log line and the stream.
+struct SourceState {
+    SystemIdentity identity;
+    int server_version = 0;
+    int wal_sender_timeout_ms = 60000;  // 0 means disabled
+    bool slot_created = false;
+    Lsn slot_confirmed_lsn = 0;
+};
+
+// Validates (and, when allowed, creates) what the router needs on the PostgreSQL side, on the
+// replication connection itself: wal_level, the outbox tables and their configured columns,
+// the publication and the slot. Tables are checked first and the slot created last, so a new
+// slot starts after everything it depends on exists.
+class SourceSetup {
+public:
+    enum class Mode {
+        apply,  // create what is missing; throw DefiniteError on the first problem
+        check,  // create nothing; report every check through `report`
+    };
+    // One line per check: ok or not, and a human-readable description.
+    using Reporter = std::function<void(bool ok, const std::string& line)>;
+
+    SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report = {});
+
+    // Returns false in check mode when any check failed.
+    bool run(SourceState& state);
+
+private:
+    void identify(SourceState& state);
+    void check_wal_level();
+    void check_tables();
+    void ensure_publication();
+    void ensure_slot(SourceState& state);
+    void fail(const std::string& message);
+    void pass(const std::string& message);
+
+    const config::Config& config_;
+    PgConnection& conn_;
+    Mode mode_;
+    Reporter report_;
+    bool ok_ = true;
+};
+
+}  // namespace outbox::replication

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "outbox/config/config.hpp"
+
+namespace outbox::router {
+
+// Kafka's RegexRouter as Debezium's EventRouter applies it: if `route.topic.regex` matches the
+// whole route-by value, the topic is `route.topic.replacement` with `$n`, `${name}` and `\x`
+// expanded (java.util.regex.Matcher.replaceFirst semantics); otherwise the topic is the value
+// itself. The regex is compiled with PCRE2, which accepts Java's `(?<name>...)` groups.
+// Results are cached per distinct value: an outbox has few aggregate types and many rows.
+class TopicRouter {
+public:
+    // Throws ConfigError (with `where`) for an invalid regex or a replacement that refers to a
+    // group the regex does not have.
+    TopicRouter(const std::string& regex, const std::string& replacement,
+                const config::Location& where);
+    ~TopicRouter();
+    TopicRouter(const TopicRouter&) = delete;
+    TopicRouter& operator=(const TopicRouter&) = delete;
+
+    // The topic for a route-by value. The reference stays valid until the next call.
+    const std::string& topic_for(std::string_view route_by_value);
+
+private:
+    struct Compiled;
+    std::string compute(std::string_view value) const;
+
+    struct TransparentHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unique_ptr<Compiled> compiled_;
+    std::string replacement_;
+    std::unordered_map<std::string, std::string, TransparentHash, std::equal_to<>> cache_;
+};
+
+// Kafka's own rule for topic names: 1–249 characters from [A-Za-z0-9._-], not "." or "..".
+bool is_legal_topic_name(std::string_view topic);
+
+}  // namespace outbox::router

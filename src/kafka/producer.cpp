@@ -1,0 +1,156 @@
+#include "outbox/kafka/producer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+
+namespace outbox::kafka {
+namespace {
+
+void set_property(rd_kafka_conf_t* conf, const std::string& name, const std::string& value,
+                  const config::Location& where) {
+    char error[512];
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
+        throw ConfigError(where.describe() + ": kafka." + name + ": " + error);
+}
+
+bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
+    return std::any_of(settings.properties.begin(), settings.properties.end(),
+                       [&](const config::KafkaProperty& p) { return p.name == name; });
+}
+
+}  // namespace
+
+Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
+                   DeliveryHandler on_delivery)
+    : on_delivery_(std::move(on_delivery)) {
+    ConfPtr conf(rd_kafka_conf_new());
+    const config::Location built_in{"(built-in default)", 0};
+    // Idempotence gives acks=all and keeps per-partition order across retries; without it a
+    // retried batch can land after a later one and break per-key order.
+    set_property(conf.get(), "enable.idempotence", "true", built_in);
+    set_property(conf.get(), "client.id", "outbox-router", built_in);
+    for (const auto& property : settings.properties)
+        set_property(conf.get(), property.name, property.value, property.location);
+    if (!bootstrap_servers.empty())
+        set_property(conf.get(), "bootstrap.servers", bootstrap_servers, built_in);
+    if (!user_sets(settings, "bootstrap.servers") && bootstrap_servers.empty())
+        throw ConfigError("kafka.bootstrap.servers is required");
+
+    rd_kafka_conf_set_opaque(conf.get(), this);
+    rd_kafka_conf_set_dr_msg_cb(conf.get(), &Producer::on_delivery_report);
+    rd_kafka_conf_set_error_cb(conf.get(), &Producer::on_error);
+    rd_kafka_conf_set_log_cb(conf.get(), &Producer::on_log);
+
+    char error[512];
+    handle_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), error, sizeof error));
+    if (!handle_) throw ConfigError(std::string("kafka: cannot create producer: ") + error);
+    conf.release();  // rd_kafka_new took ownership
+
+    int fds[2];
+    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0)
+        throw DefiniteError(std::string("kafka: pipe: ") + std::strerror(errno));
+    wakeup_read_fd_ = fds[0];
+    wakeup_write_fd_ = fds[1];
+    main_queue_.reset(rd_kafka_queue_get_main(handle_.get()));
+    rd_kafka_queue_io_event_enable(main_queue_.get(), wakeup_write_fd_, "1", 1);
+}
+
+Producer::~Producer() {
+    topics_.clear();
+    main_queue_.reset();
+    handle_.reset();
+    if (wakeup_read_fd_ >= 0) close(wakeup_read_fd_);
+    if (wakeup_write_fd_ >= 0) close(wakeup_write_fd_);
+}
+
+rd_kafka_topic_t* Producer::topic_handle(std::string_view topic) {
+    if (auto hit = topics_.find(topic); hit != topics_.end()) return hit->second.get();
+    TopicPtr created(rd_kafka_topic_new(handle_.get(), std::string(topic).c_str(), nullptr));
+    if (!created)
+        throw DefiniteError("kafka: cannot create topic handle for \"" + std::string(topic) +
+                            "\": " + rd_kafka_err2str(rd_kafka_last_error()));
+    return topics_.emplace(std::string(topic), std::move(created)).first->second.get();
+}
+
+void Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
+    rd_kafka_topic_t* topic = topic_handle(record.topic);
+    // librdkafka's argument macros cast without parentheses: pass plain variables.
+    void* value = record.value ? const_cast<char*>(record.value->data()) : nullptr;
+    const std::size_t value_size = record.value ? record.value->size() : 0;
+    const void* key = record.key ? record.key->data() : nullptr;
+    const std::size_t key_size = record.key ? record.key->size() : 0;
+    void* tag_opaque = reinterpret_cast<void*>(static_cast<std::uintptr_t>(tag));
+    for (;;) {
+        rd_kafka_headers_t* headers = rd_kafka_headers_new(1);
+        rd_kafka_header_add(headers, "id", 2, record.id ? record.id->data() : nullptr,
+                            record.id ? static_cast<ssize_t>(record.id->size()) : 0);
+        const rd_kafka_resp_err_t error = rd_kafka_producev(
+            handle_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+            RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_HEADERS(headers),
+            RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_OPAQUE(tag_opaque), RD_KAFKA_V_END);
+        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return;  // librdkafka owns the headers now
+        rd_kafka_headers_destroy(headers);
+        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            throw DefiniteError("kafka: cannot produce to topic \"" + std::string(record.topic) +
+                                "\": " + rd_kafka_err2str(error));
+        // librdkafka's own queue is full: let deliveries complete, then try again.
+        serve(100);
+    }
+}
+
+void Producer::serve(int timeout_ms) {
+    char drained[64];
+    while (read(wakeup_read_fd_, drained, sizeof drained) > 0) {
+    }
+    rd_kafka_poll(handle_.get(), timeout_ms);
+}
+
+std::string Producer::fatal_error() const {
+    char reason[512];
+    const rd_kafka_resp_err_t error = rd_kafka_fatal_error(handle_.get(), reason, sizeof reason);
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return {};
+    return std::string(rd_kafka_err2name(error)) + ": " + reason;
+}
+
+std::string Producer::check_metadata(int timeout_ms) const {
+    const rd_kafka_metadata_t* raw = nullptr;
+    const rd_kafka_resp_err_t error = rd_kafka_metadata(handle_.get(), 0, nullptr, &raw, timeout_ms);
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) return rd_kafka_err2str(error);
+    MetadataPtr metadata(raw);
+    if (metadata->broker_cnt == 0) return "the cluster reported no brokers";
+    return {};
+}
+
+void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
+    auto* self = static_cast<Producer*>(opaque);
+    DeliveryReport report;
+    report.tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(message->_private));
+    report.error = message->err;
+    report.topic = rd_kafka_topic_name(message->rkt);
+    report.partition = message->partition;
+    report.offset = message->offset;
+    self->on_delivery_(report);
+}
+
+void Producer::on_error(rd_kafka_t*, int error, const char* reason, void*) {
+    // Transient broker errors are retried by librdkafka itself; fatal ones surface through
+    // fatal_error() and failed delivery reports.
+    log::warn(std::string("kafka: ") + rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)) + ": " + reason);
+}
+
+void Producer::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+    const std::string line = std::string("kafka: ") + facility + ": " + message;
+    if (level <= 3) log::error(line);
+    else if (level <= 4) log::warn(line);
+    else if (level <= 6) log::info(line);
+    else log::debug(line);
+}
+
+}  // namespace outbox::kafka

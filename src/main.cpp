@@ -1,0 +1,148 @@
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "outbox/config/config.hpp"
+#include "outbox/kafka/embedded_cluster.hpp"
+#include "outbox/kafka/producer.hpp"
+#include "outbox/pipeline/pipeline.hpp"
+#include "outbox/pipeline/shutdown_signal.hpp"
+#include "outbox/replication/source_setup.hpp"
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+
+namespace {
+
+constexpr int kExitClean = 0;
+constexpr int kExitDefinite = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kUsage =
+    "usage: outbox-router --config FILE [--check]\n"
+    "       outbox-router --help | --version\n"
+    "\n"
+    "Streams INSERTs into PostgreSQL outbox tables (logical replication, pgoutput) to Kafka,\n"
+    "routed like Debezium's Outbox Event Router, and confirms WAL positions to PostgreSQL only\n"
+    "after Kafka has acknowledged every event up to them.\n"
+    "\n"
+    "  --config FILE  YAML configuration (see docs/configuration.md)\n"
+    "  --check        validate the configuration, PostgreSQL (slot, publication, outbox columns)\n"
+    "                 and Kafka (metadata), one line per check; exit 0 if all pass, 1 otherwise\n"
+    "  --help         show this text\n"
+    "  --version      show the version\n"
+    "\n"
+    "Exit status: 0 clean stop, 1 definite error (cause on the last line), 2 usage error.\n";
+
+struct Arguments {
+    std::string config_path;
+    bool check = false;
+};
+
+std::optional<Arguments> parse_arguments(int argc, char** argv, int& exit_code) {
+    Arguments args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::cout << kUsage;
+            exit_code = kExitClean;
+            return std::nullopt;
+        }
+        if (arg == "--version") {
+            std::cout << "outbox-router " << OUTBOX_ROUTER_VERSION << "\n";
+            exit_code = kExitClean;
+            return std::nullopt;
+        }
+        if (arg == "--check") {
+            args.check = true;
+        } else if (arg == "--config" && i + 1 < argc) {
+            args.config_path = argv[++i];
+        } else if (arg.starts_with("--config=")) {
+            args.config_path = arg.substr(std::strlen("--config="));
+        } else {
+            std::cerr << "outbox-router: unknown or incomplete argument \"" << arg << "\"\n" << kUsage;
+            exit_code = kExitUsage;
+            return std::nullopt;
+        }
+    }
+    if (args.config_path.empty()) {
+        std::cerr << "outbox-router: --config FILE is required\n" << kUsage;
+        exit_code = kExitUsage;
+        return std::nullopt;
+    }
+    return args;
+}
+
+std::string masked(std::string text, const outbox::config::Config& config) {
+    // libpq error texts can echo parts of the conninfo; never let a password through.
+    const std::string secret_free = outbox::log::mask_conninfo(config.postgres.conninfo);
+    if (auto at = text.find(config.postgres.conninfo); at != std::string::npos)
+        text.replace(at, config.postgres.conninfo.size(), secret_free);
+    return outbox::log::mask_conninfo(text);
+}
+
+std::unique_ptr<outbox::kafka::EmbeddedCluster> start_embedded_kafka(const outbox::config::Config& config) {
+    if (config.kafka.embedded_brokers <= 0) return nullptr;
+    auto cluster = std::make_unique<outbox::kafka::EmbeddedCluster>(config.kafka.embedded_brokers);
+    outbox::log::info("embedded Kafka (librdkafka mock cluster, " + std::to_string(config.kafka.embedded_brokers) +
+                      " broker(s)) listening at " + cluster->bootstrap_servers());
+    return cluster;
+}
+
+int run_checks(const outbox::config::Config& config) {
+    bool all_ok = true;
+    auto report = [&](bool ok, const std::string& line) {
+        all_ok = all_ok && ok;
+        std::cout << (ok ? "ok    " : "FAIL  ") << masked(line, config) << std::endl;
+    };
+    report(true, "config: " + config.source_file + " is valid");
+    try {
+        outbox::replication::PgConnection connection(config.postgres.conninfo,
+                                                     outbox::replication::PgConnection::Mode::logical_replication);
+        outbox::replication::SourceState state;
+        outbox::replication::SourceSetup(config, connection, outbox::replication::SourceSetup::Mode::check, report)
+            .run(state);
+    } catch (const std::exception& e) {
+        report(false, e.what());
+    }
+    try {
+        const auto embedded = start_embedded_kafka(config);
+        outbox::kafka::Producer producer(config.kafka, embedded ? embedded->bootstrap_servers() : "",
+                                         [](const outbox::kafka::DeliveryReport&) {});
+        const auto error = producer.check_metadata(10000);
+        report(error.empty(), error.empty() ? "kafka: cluster metadata reachable" : "kafka: cannot read cluster metadata: " + error);
+    } catch (const std::exception& e) {
+        report(false, e.what());
+    }
+    return all_ok ? kExitClean : kExitDefinite;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int exit_code = kExitClean;
+    const auto args = parse_arguments(argc, argv, exit_code);
+    if (!args) return exit_code;
+
+    std::optional<outbox::config::Config> config;
+    try {
+        config = outbox::config::load_config(args->config_path);
+    } catch (const std::exception& e) {
+        std::cerr << "outbox-router: " << e.what() << "\n";
+        return kExitDefinite;
+    }
+    if (args->check) return run_checks(*config);
+
+    outbox::pipeline::ShutdownSignal::install();
+    try {
+        const auto embedded = start_embedded_kafka(*config);
+        outbox::pipeline::Pipeline pipeline(*config, embedded ? embedded->bootstrap_servers() : "");
+        pipeline.run();
+        return kExitClean;
+    } catch (const std::exception& e) {
+        std::cerr << "outbox-router: " << masked(e.what(), *config) << "\n";
+        return kExitDefinite;
+    }
+}

@@ -1,0 +1,71 @@
+#include "outbox/replication/pg_connection.hpp"
+
+#include <vector>
+
+#include "outbox/util/errors.hpp"
+
+namespace outbox::replication {
+
+PgConnection::PgConnection(const std::string& conninfo, Mode mode) {
+    std::vector<const char*> keys{"dbname", "fallback_application_name"};
+    std::vector<const char*> values{conninfo.c_str(), "outbox-router"};
+    if (mode == Mode::logical_replication) {
+        keys.push_back("replication");
+        values.push_back("database");
+    }
+    keys.push_back(nullptr);
+    values.push_back(nullptr);
+    // expand_dbname=1: the conninfo string supplies every other parameter.
+    conn_ = PQconnectdbParams(keys.data(), values.data(), 1);
+    if (!conn_) throw TransientError("postgres: out of memory while connecting");
+    if (PQstatus(conn_) != CONNECTION_OK) {
+        std::string error = last_error();
+        PQfinish(conn_);
+        conn_ = nullptr;
+        throw TransientError("postgres: cannot connect: " + error);
+    }
+}
+
+PgConnection::~PgConnection() {
+    if (conn_) PQfinish(conn_);
+}
+
+std::string PgConnection::last_error() const {
+    std::string error = conn_ ? PQerrorMessage(conn_) : "no connection";
+    while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
+    for (auto& c : error)
+        if (c == '\n') c = ' ';
+    return error;
+}
+
+PgResult PgConnection::exec(const std::string& sql, std::string_view what) const {
+    PgResult result(PQexec(conn_, sql.c_str()));
+    const auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_BOTH) return result;
+    if (PQstatus(conn_) != CONNECTION_OK)
+        throw TransientError("postgres: connection lost during " + std::string(what) + ": " + last_error());
+    const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
+    // 55006 object_in_use: another process streams from the slot (a standby waiting its turn);
+    // class 57: the server is shutting down or cancelled us.
+    if (sqlstate && (std::string_view(sqlstate) == "55006" || std::string_view(sqlstate).starts_with("57")))
+        throw TransientError("postgres: " + std::string(what) + ": " + last_error());
+    throw DefiniteError("postgres: " + std::string(what) + " failed: " + last_error());
+}
+
+std::string PgConnection::quote_literal(std::string_view text) const {
+    char* quoted = PQescapeLiteral(conn_, text.data(), text.size());
+    if (!quoted) throw DefiniteError("postgres: cannot quote literal: " + last_error());
+    std::string out(quoted);
+    PQfreemem(quoted);
+    return out;
+}
+
+std::string PgConnection::quote_identifier(std::string_view text) const {
+    char* quoted = PQescapeIdentifier(conn_, text.data(), text.size());
+    if (!quoted) throw DefiniteError("postgres: cannot quote identifier: " + last_error());
+    std::string out(quoted);
+    PQfreemem(quoted);
+    return out;
+}
+
+}  // namespace outbox::replication

@@ -1,0 +1,86 @@
+#include "outbox/replication/replication_stream.hpp"
+
+#include <chrono>
+
+#include "outbox/replication/walsender_frames.hpp"
+#include "outbox/util/errors.hpp"
+
+namespace outbox::replication {
+namespace {
+
+std::int64_t postgres_now_us() {
+    const auto unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    return unix_us - kPostgresEpochUnixMicros;
+}
+
+}  // namespace
+
+ReplicationStream::ReplicationStream(PgConnection connection) : connection_(std::move(connection)) {}
+
+ReplicationStream::~ReplicationStream() { release_buffer(); }
+
+void ReplicationStream::release_buffer() {
+    if (buffer_) PQfreemem(buffer_);
+    buffer_ = nullptr;
+}
+
+void ReplicationStream::start(const std::string& slot, const std::string& publication, int server_version) {
+    std::string options = "proto_version '1', publication_names " +
+                          connection_.quote_literal(connection_.quote_identifier(publication));
+    if (server_version >= 140000) options += ", messages 'true'";
+    connection_.exec("START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")",
+                     "START_REPLICATION on slot " + slot);
+    if (PQsetnonblocking(connection_.raw(), 1) != 0)
+        throw TransientError("postgres: cannot switch the replication connection to non-blocking mode");
+}
+
+std::optional<std::span<const char>> ReplicationStream::next_frame() {
+    release_buffer();
+    const int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
+    if (length > 0) return std::span<const char>(buffer_, static_cast<std::size_t>(length));
+    if (length == 0) return std::nullopt;
+    stream_ended();
+}
+
+void ReplicationStream::receive() {
+    if (PQconsumeInput(connection_.raw()) == 0)
+        throw TransientError("postgres: replication connection lost: " + connection_.last_error());
+}
+
+void ReplicationStream::stream_ended() {
+    if (PQstatus(connection_.raw()) != CONNECTION_OK)
+        throw TransientError("postgres: replication connection lost: " + connection_.last_error());
+    PgResult result(PQgetResult(connection_.raw()));
+    if (result && PQresultStatus(result.get()) == PGRES_FATAL_ERROR) {
+        const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+        std::string message = PQresultErrorMessage(result.get());
+        while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+        if (sqlstate && std::string_view(sqlstate).starts_with("57"))
+            throw TransientError("postgres: replication stream ended: " + message);
+        throw DefiniteError("postgres: replication stream ended with an error: " + message);
+    }
+    throw TransientError("postgres: the server ended the replication stream");
+}
+
+void ReplicationStream::send_status_update(Lsn written, Lsn flushed, bool reply_requested) {
+    const auto frame = encode_status_update(written, flushed, flushed, postgres_now_us(), reply_requested);
+    if (PQputCopyData(connection_.raw(), frame.data(), static_cast<int>(frame.size())) != 1 ||
+        PQflush(connection_.raw()) < 0)
+        throw TransientError("postgres: cannot send status update: " + connection_.last_error());
+}
+
+void ReplicationStream::flush_output() {
+    if (PQflush(connection_.raw()) < 0)
+        throw TransientError("postgres: cannot write to the replication connection: " + connection_.last_error());
+}
+
+void ReplicationStream::finish() {
+    release_buffer();
+    PQsetnonblocking(connection_.raw(), 0);
+    PQputCopyEnd(connection_.raw(), nullptr);
+    PQflush(connection_.raw());
+}
+
+}  // namespace outbox::replication

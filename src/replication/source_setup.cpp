@@ -1,0 +1,193 @@
+#include "outbox/replication/source_setup.hpp"
+
+#include <string>
+#include <vector>
+
+#include "outbox/router/outbox_table.hpp"
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+
+namespace outbox::replication {
+namespace {
+
+std::string value(const PgResult& result, int row, int column) {
+    return PQgetisnull(result.get(), row, column) ? std::string() : PQgetvalue(result.get(), row, column);
+}
+
+}  // namespace
+
+SourceSetup::SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report)
+    : config_(config), conn_(connection), mode_(mode), report_(std::move(report)) {}
+
+void SourceSetup::fail(const std::string& message) {
+    if (mode_ == Mode::apply) throw DefiniteError(message);
+    ok_ = false;
+    if (report_) report_(false, message);
+}
+
+void SourceSetup::pass(const std::string& message) {
+    if (report_) report_(true, message);
+}
+
+bool SourceSetup::run(SourceState& state) {
+    identify(state);
+    check_wal_level();
+    check_tables();
+    ensure_publication();
+    ensure_slot(state);
+    return ok_;
+}
+
+void SourceSetup::identify(SourceState& state) {
+    const auto result = conn_.exec("IDENTIFY_SYSTEM", "IDENTIFY_SYSTEM");
+    if (PQntuples(result.get()) != 1 || PQnfields(result.get()) < 4)
+        throw ProtocolError("postgres: IDENTIFY_SYSTEM returned an unexpected shape");
+    state.identity.system_id = value(result, 0, 0);
+    state.identity.timeline = std::stoi(value(result, 0, 1));
+    state.identity.wal_position = parse_lsn(value(result, 0, 2)).value_or(0);
+    state.identity.database = value(result, 0, 3);
+    state.server_version = conn_.server_version();
+    if (state.identity.database.empty())
+        throw DefiniteError("postgres: the connection is not a database replication connection");
+
+    const auto timeout = conn_.exec("SELECT setting FROM pg_settings WHERE name = 'wal_sender_timeout'",
+                                    "reading wal_sender_timeout");
+    if (PQntuples(timeout.get()) == 1) state.wal_sender_timeout_ms = std::stoi(value(timeout, 0, 0));
+    pass("postgres: connected (PostgreSQL " + std::to_string(state.server_version / 10000) + ", database " +
+         state.identity.database + ", system " + state.identity.system_id + ")");
+}
+
+void SourceSetup::check_wal_level() {
+    const auto result = conn_.exec("SHOW wal_level", "SHOW wal_level");
+    const std::string level = value(result, 0, 0);
+    if (level != "logical")
+        fail("postgres: wal_level is \"" + level + "\"; logical decoding needs wal_level = logical (restart required)");
+    else
+        pass("postgres: wal_level = logical");
+}
+
+void SourceSetup::check_tables() {
+    for (const auto& table : config_.postgres.tables) {
+        const auto result = conn_.exec(
+            "SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = " +
+                conn_.quote_literal(table.schema) + " AND c.relname = " + conn_.quote_literal(table.name) +
+                " AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+            "reading the columns of " + table.qualified());
+        if (PQntuples(result.get()) == 0) {
+            fail("postgres: outbox table " + table.qualified() + " does not exist (postgres.table.include.list)");
+            continue;
+        }
+        std::vector<std::string> columns;
+        for (int row = 0; row < PQntuples(result.get()); ++row) columns.push_back(value(result, row, 0));
+        const auto missing = router::missing_outbox_columns(columns, config_.outbox);
+        if (missing.empty()) {
+            pass("postgres: outbox table " + table.qualified() + " has the configured columns");
+            continue;
+        }
+        std::string list;
+        for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+        fail("postgres: outbox table " + table.qualified() + " has no column " + list);
+    }
+}
+
+void SourceSetup::ensure_publication() {
+    const auto& pg = config_.postgres;
+    const std::string name = conn_.quote_literal(pg.publication_name);
+    const auto exists = conn_.exec("SELECT pubinsert FROM pg_catalog.pg_publication WHERE pubname = " + name,
+                                   "looking up publication " + pg.publication_name);
+    if (PQntuples(exists.get()) == 0) {
+        if (pg.publication_autocreate == config::PublicationAutocreate::disabled) {
+            fail("postgres: publication \"" + pg.publication_name +
+                 "\" does not exist and postgres.publication.autocreate.mode is disabled; create it with "
+                 "CREATE PUBLICATION ... FOR TABLE <outbox tables>");
+            return;
+        }
+        std::string tables;
+        for (const auto& t : pg.tables)
+            tables += (tables.empty() ? "" : ", ") + conn_.quote_identifier(t.schema) + "." + conn_.quote_identifier(t.name);
+        if (mode_ == Mode::check) {
+            const auto can = conn_.exec(
+                "SELECT has_database_privilege(current_user, current_database(), 'CREATE')",
+                "checking the CREATE privilege");
+            if (value(can, 0, 0) == "t")
+                pass("postgres: publication \"" + pg.publication_name + "\" is missing and can be created");
+            else
+                fail("postgres: publication \"" + pg.publication_name +
+                     "\" is missing and this role lacks CREATE on the database to create it");
+            return;
+        }
+        conn_.exec("CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) + " FOR TABLE " + tables,
+                   "creating publication " + pg.publication_name);
+        log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables);
+        return;
+    }
+    if (value(exists, 0, 0) != "t")
+        fail("postgres: publication \"" + pg.publication_name + "\" does not publish INSERTs (publish = 'insert' needed)");
+    for (const auto& table : pg.tables) {
+        const auto covered = conn_.exec(
+            "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = " + name + " AND schemaname = " +
+                conn_.quote_literal(table.schema) + " AND tablename = " + conn_.quote_literal(table.name),
+            "checking publication " + pg.publication_name);
+        if (PQntuples(covered.get()) == 0)
+            fail("postgres: publication \"" + pg.publication_name + "\" does not include outbox table " +
+                 table.qualified() + "; ALTER PUBLICATION " + pg.publication_name + " ADD TABLE " + table.qualified());
+    }
+    if (ok_) pass("postgres: publication \"" + pg.publication_name + "\" covers the outbox tables");
+}
+
+void SourceSetup::ensure_slot(SourceState& state) {
+    const auto& slot = config_.postgres.slot_name;
+    const std::string query =
+        "SELECT plugin, slot_type, database, confirmed_flush_lsn, wal_status FROM pg_catalog.pg_replication_slots "
+        "WHERE slot_name = " + conn_.quote_literal(slot);
+    auto result = conn_.exec(query, "looking up replication slot " + slot);
+    if (PQntuples(result.get()) == 0) {
+        if (mode_ == Mode::check) {
+            const auto role = conn_.exec(
+                "SELECT rolreplication OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user",
+                "checking the REPLICATION attribute");
+            if (value(role, 0, 0) == "t")
+                pass("postgres: replication slot \"" + slot + "\" is missing and can be created");
+            else
+                fail("postgres: replication slot \"" + slot + "\" is missing and this role lacks REPLICATION");
+            return;
+        }
+        try {
+            conn_.exec("CREATE_REPLICATION_SLOT " + conn_.quote_identifier(slot) + " LOGICAL pgoutput NOEXPORT_SNAPSHOT",
+                       "creating replication slot " + slot);
+            state.slot_created = true;
+            log::info("postgres: created replication slot \"" + slot + "\" (pgoutput)");
+        } catch (const DefiniteError&) {
+            // The other router of an active/standby pair may have created it a moment ago.
+            if (PQntuples(conn_.exec(query, "looking up replication slot " + slot).get()) == 0) throw;
+        }
+        result = conn_.exec(query, "looking up replication slot " + slot);
+        if (PQntuples(result.get()) == 0)
+            throw DefiniteError("postgres: replication slot \"" + slot + "\" disappeared right after creation");
+    }
+    const std::string plugin = value(result, 0, 0);
+    const std::string database = value(result, 0, 2);
+    const std::string wal_status = value(result, 0, 4);
+    if (value(result, 0, 1) != "logical" || plugin != "pgoutput") {
+        fail("postgres: replication slot \"" + slot + "\" is not a logical pgoutput slot (plugin \"" + plugin +
+             "\"); use another postgres.slot.name or drop that slot");
+        return;
+    }
+    if (database != state.identity.database) {
+        fail("postgres: replication slot \"" + slot + "\" belongs to database \"" + database +
+             "\", not \"" + state.identity.database + "\"");
+        return;
+    }
+    if (wal_status == "lost") {
+        fail("postgres: replication slot \"" + slot +
+             "\" is invalidated (wal_status = lost): the server removed WAL it still needed "
+             "(max_slot_wal_keep_size), so events committed in that gap can no longer be read. "
+             "Drop the slot, let the router create a new one, and re-publish what the outbox still holds");
+        return;
+    }
+    state.slot_confirmed_lsn = parse_lsn(value(result, 0, 3)).value_or(0);
+    pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(state.slot_confirmed_lsn) + ")");
+}
+
+}  // namespace outbox::replication

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for the demo and the benchmark.
+#   pg-cluster.sh start DIR   initdb (if needed) and start on a free loopback port; prints the port
+#   pg-cluster.sh stop DIR    stop it
+# Runs the server as the postgres user when called as root (PostgreSQL refuses root).
+set -euo pipefail
+
+action=$1
+dir=$(realpath -m "$2")
+bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+case "$action" in
+  start)
+    mkdir -p "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+      as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
+    fi
+    port=$(free_port)
+    cat >>"$dir/data/postgresql.auto.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+wal_level = logical
+max_wal_senders = 10
+max_replication_slots = 10
+CONF
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+    echo "$port"
+    ;;
+  stop)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+  *)
+    echo "usage: $0 start|stop DIR" >&2
+    exit 2
+    ;;
+esac

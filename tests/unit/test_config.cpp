@@ -1,0 +1,375 @@
+#define BOOST_TEST_MODULE config
+#include <boost/test/unit_test.hpp>
+
+#include "outbox/config/config.hpp"
+#include "outbox/util/errors.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <unistd.h>
+
+using namespace outbox::config;
+
+namespace {
+
+// Builds YAML from one string per line, so line N of the file is element N-1 of the list.
+std::string yaml(std::initializer_list<std::string> lines) {
+    std::string text;
+    for (const std::string& line : lines) text += line + "\n";
+    return text;
+}
+
+Config parse(const std::string& text) {
+    return parse_config(text, "router.yaml");
+}
+
+std::string error_of(const std::string& text, const std::string& file_name = "router.yaml") {
+    try {
+        parse_config(text, file_name);
+    } catch (const outbox::ConfigError& e) {
+        return e.what();
+    }
+    BOOST_FAIL("expected ConfigError for:\n" + text);
+    return {};
+}
+
+// The smallest valid file, extended by a test with extra lines under postgres.
+std::string minimal_with_postgres(const std::string& extra_line) {
+    return yaml({"postgres:", "  conninfo: dbname=app", extra_line, "kafka:", "  bootstrap.servers: k:9092"});
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(location_and_table_name_formatting) {
+    BOOST_TEST((Location{"router.yaml", 12}.describe()) == "router.yaml:12");
+    BOOST_TEST((Location{"router.yaml", 0}.describe()) == "router.yaml");
+    BOOST_TEST((TableName{"app", "outbox"}.qualified()) == "app.outbox");
+}
+
+BOOST_AUTO_TEST_CASE(minimal_file_gets_defaults) {
+    const Config c = parse(yaml({"postgres:", "  conninfo: dbname=app", "kafka:", "  bootstrap.servers: k:9092"}));
+    BOOST_TEST(c.source_file == "router.yaml");
+    BOOST_TEST(c.postgres.conninfo == "dbname=app");
+    BOOST_TEST(c.postgres.conninfo_location.describe() == "router.yaml:2");
+    BOOST_TEST(c.postgres.slot_name == "outbox_router");
+    BOOST_TEST(c.postgres.publication_name == "outbox_router");
+    BOOST_TEST((c.postgres.publication_autocreate == PublicationAutocreate::filtered));
+    BOOST_REQUIRE(c.postgres.tables.size() == 1u);
+    BOOST_TEST(c.postgres.tables[0].qualified() == "public.outbox");
+    BOOST_TEST(c.postgres.status_update_interval_ms == 1000);
+    BOOST_TEST(c.outbox.route_by_field == "aggregatetype");
+    BOOST_TEST(c.outbox.route_topic_regex == "(?<routedByValue>.*)");
+    BOOST_TEST(c.outbox.route_topic_replacement == "outbox.event.${routedByValue}");
+    BOOST_TEST(c.outbox.field_event_id == "id");
+    BOOST_TEST(c.outbox.field_event_key == "aggregateid");
+    BOOST_TEST(c.outbox.field_event_payload == "payload");
+    BOOST_TEST(c.outbox.route_topic_regex_location.line == 0);
+    BOOST_REQUIRE(c.kafka.properties.size() == 1u);
+    BOOST_TEST(c.kafka.properties[0].name == "bootstrap.servers");
+    BOOST_TEST(c.kafka.properties[0].value == "k:9092");
+    BOOST_TEST(c.kafka.properties[0].location.describe() == "router.yaml:4");
+    BOOST_TEST(c.kafka.embedded_brokers == 0);
+    BOOST_TEST(c.shutdown_timeout_ms == 30000);
+}
+
+BOOST_AUTO_TEST_CASE(every_key_set) {
+    const Config c = parse(yaml({
+        "postgres:",                                         // 1
+        "  conninfo: \"host=db dbname=app\"",                // 2
+        "  slot.name: my_slot_2",                            // 3
+        "  publication.name: MyPub",                         // 4
+        "  publication.autocreate.mode: disabled",           // 5
+        "  table.include.list: app.events",                  // 6
+        "  status.update.interval.ms: 250",                  // 7
+        "outbox:",                                           // 8
+        "  route.by.field: kind",                            // 9
+        "  route.topic.regex: \"(?<routedByValue>[a-z]+)\"",  // 10
+        "  route.topic.replacement: \"t.${routedByValue}\"",  // 11
+        "  table.field.event.id: event_id",                  // 12
+        "  table.field.event.key: event_key",                // 13
+        "  table.field.event.payload: body",                 // 14
+        "kafka:",                                            // 15
+        "  bootstrap.servers: \"a:1,b:2\"",                  // 16
+        "  embedded.brokers: 3",                             // 17
+        "shutdown.timeout.ms: 5000",                         // 18
+    }));
+    BOOST_TEST(c.postgres.conninfo == "host=db dbname=app");
+    BOOST_TEST(c.postgres.slot_name == "my_slot_2");
+    BOOST_TEST(c.postgres.publication_name == "MyPub");
+    BOOST_TEST((c.postgres.publication_autocreate == PublicationAutocreate::disabled));
+    BOOST_TEST((c.postgres.tables == std::vector<TableName>{{"app", "events"}}));
+    BOOST_TEST(c.postgres.status_update_interval_ms == 250);
+    BOOST_TEST(c.outbox.route_by_field == "kind");
+    BOOST_TEST(c.outbox.route_topic_regex == "(?<routedByValue>[a-z]+)");
+    BOOST_TEST(c.outbox.route_topic_regex_location.describe() == "router.yaml:10");
+    BOOST_TEST(c.outbox.route_topic_replacement == "t.${routedByValue}");
+    BOOST_TEST(c.outbox.field_event_id == "event_id");
+    BOOST_TEST(c.outbox.field_event_key == "event_key");
+    BOOST_TEST(c.outbox.field_event_payload == "body");
+    BOOST_REQUIRE(c.kafka.properties.size() == 1u);
+    BOOST_TEST(c.kafka.properties[0].value == "a:1,b:2");
+    BOOST_TEST(c.kafka.embedded_brokers == 3);
+    BOOST_TEST(c.shutdown_timeout_ms == 5000);
+}
+
+BOOST_AUTO_TEST_CASE(table_list_as_comma_string) {
+    const Config c = parse(minimal_with_postgres("  table.include.list: \" app.outbox , outbox,inventory.events \""));
+    const std::vector<TableName> expected{{"app", "outbox"}, {"public", "outbox"}, {"inventory", "events"}};
+    BOOST_TEST((c.postgres.tables == expected));
+}
+
+BOOST_AUTO_TEST_CASE(table_list_as_yaml_sequence) {
+    const Config c = parse(yaml({"postgres:", "  conninfo: dbname=app", "  table.include.list:", "    - orders",
+                                 "    - app.outbox", "kafka:", "  bootstrap.servers: k:9092"}));
+    const std::vector<TableName> expected{{"public", "orders"}, {"app", "outbox"}};
+    BOOST_TEST((c.postgres.tables == expected));
+}
+
+BOOST_AUTO_TEST_CASE(table_list_errors) {
+    BOOST_TEST(error_of(minimal_with_postgres("  table.include.list: \"a.b,,c\"")) ==
+               "router.yaml:3: postgres.table.include.list: empty table name in the list");
+    BOOST_TEST(error_of(minimal_with_postgres("  table.include.list: \"a.b,\"")) ==
+               "router.yaml:3: postgres.table.include.list: empty table name in the list");
+    BOOST_TEST(error_of(minimal_with_postgres("  table.include.list: outbox, public.outbox")) ==
+               "router.yaml:3: postgres.table.include.list: table public.outbox is listed more than once");
+    BOOST_TEST(error_of(minimal_with_postgres("  table.include.list: a.b.c")) ==
+               "router.yaml:3: postgres.table.include.list: \"a.b.c\" is not a table name (expected schema.table or table)");
+    BOOST_TEST(error_of(minimal_with_postgres("  table.include.list: []")) ==
+               "router.yaml:3: postgres.table.include.list: must name at least one table");
+    // Errors inside a sequence point at the item's own line.
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "  table.include.list:", "    - a.t", "    - .t",
+                              "kafka:", "  bootstrap.servers: k"})) ==
+               "router.yaml:5: postgres.table.include.list: \".t\" is not a table name (expected schema.table or table)");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "  table.include.list:", "    - [a]",
+                              "kafka:", "  bootstrap.servers: k"})) ==
+               "router.yaml:4: postgres.table.include.list: expected a single value, got a sequence");
+}
+
+BOOST_AUTO_TEST_CASE(env_references_are_expanded) {
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_HOST", "db.internal", 1) == 0);
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_PW", "p@ss ${env:OUTBOX_TEST_HOST}", 1) == 0);
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_BROKERS", "b1:9092", 1) == 0);
+    const Config c = parse(yaml({
+        "postgres:",
+        "  conninfo: \"host=${env:OUTBOX_TEST_HOST} password=${env:OUTBOX_TEST_PW}\"",
+        "outbox:",
+        "  route.topic.replacement: \"${env:OUTBOX_TEST_HOST}.${routedByValue}.${other}\"",
+        "kafka:",
+        "  bootstrap.servers: ${env:OUTBOX_TEST_BROKERS}",
+        "  sasl.password: \"x${env:OUTBOX_TEST_HOST}y\"",
+    }));
+    // The variable's value is inserted verbatim: the ${env:...} inside OUTBOX_TEST_PW stays as is.
+    BOOST_TEST(c.postgres.conninfo == "host=db.internal password=p@ss ${env:OUTBOX_TEST_HOST}");
+    BOOST_TEST(c.outbox.route_topic_replacement == "db.internal.${routedByValue}.${other}");
+    BOOST_REQUIRE(c.kafka.properties.size() == 2u);
+    BOOST_TEST(c.kafka.properties[0].value == "b1:9092");
+    BOOST_TEST(c.kafka.properties[1].value == "xdb.internaly");
+}
+
+BOOST_AUTO_TEST_CASE(env_reference_in_integer_value) {
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_INTERVAL", "750", 1) == 0);
+    const Config c = parse(minimal_with_postgres("  status.update.interval.ms: ${env:OUTBOX_TEST_INTERVAL}"));
+    BOOST_TEST(c.postgres.status_update_interval_ms == 750);
+}
+
+BOOST_AUTO_TEST_CASE(unset_env_variable_is_an_error) {
+    BOOST_REQUIRE(unsetenv("OUTBOX_TEST_UNSET") == 0);
+    BOOST_TEST(error_of(yaml({"# comment", "postgres:", "  conninfo: \"password=${env:OUTBOX_TEST_UNSET}\"",
+                              "kafka:", "  bootstrap.servers: k"})) ==
+               "router.yaml:3: environment variable OUTBOX_TEST_UNSET is not set (referenced by postgres.conninfo)");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k",
+                              "  sasl.password: ${env:OUTBOX_TEST_UNSET}"})) ==
+               "router.yaml:5: environment variable OUTBOX_TEST_UNSET is not set (referenced by kafka.sasl.password)");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_env_references) {
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${env:OOPS\"")) ==
+               "router.yaml:3: postgres.slot.name: unterminated ${env:...} reference");
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${env:}\"")) ==
+               "router.yaml:3: postgres.slot.name: ${env:} names no variable");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_keys_name_their_line) {
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "sink: x"}), "name.yaml") ==
+               "name.yaml:5: sink: unknown key (expected one of: postgres, outbox, kafka, shutdown.timeout.ms)");
+    BOOST_TEST(error_of(minimal_with_postgres("  database.hostname: db"), "name.yaml").starts_with(
+        "name.yaml:3: postgres.database.hostname: unknown key (expected one of: conninfo, slot.name,"));
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "outbox:",
+                              "  route.by.field: t", "  route.topic.prefix: x"}),
+                        "name.yaml")
+                   .starts_with("name.yaml:7: outbox.route.topic.prefix: unknown key (expected one of: route.by.field,"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_integers) {
+    const std::string text = yaml({"# router", "postgres:", "  conninfo: x", "  slot.name: s", "  publication.name: p",
+                                   "  table.include.list: t", "  status.update.interval.ms: fast", "kafka:",
+                                   "  bootstrap.servers: k"});
+    BOOST_TEST(error_of(text) ==
+               "router.yaml:7: postgres.status.update.interval.ms: expected a positive integer, got \"fast\"");
+    BOOST_TEST(error_of(minimal_with_postgres("  status.update.interval.ms: 10ms")) ==
+               "router.yaml:3: postgres.status.update.interval.ms: expected a positive integer, got \"10ms\"");
+    BOOST_TEST(error_of(minimal_with_postgres("  status.update.interval.ms: 0")) ==
+               "router.yaml:3: postgres.status.update.interval.ms: expected a positive integer, got \"0\"");
+    BOOST_TEST(error_of(minimal_with_postgres("  status.update.interval.ms: -5")) ==
+               "router.yaml:3: postgres.status.update.interval.ms: expected a positive integer, got \"-5\"");
+    BOOST_TEST(error_of(minimal_with_postgres("  status.update.interval.ms: \"\"")) ==
+               "router.yaml:3: postgres.status.update.interval.ms: expected a positive integer, got \"\"");
+    BOOST_TEST(error_of(minimal_with_postgres("  status.update.interval.ms: 99999999999")) ==
+               "router.yaml:3: postgres.status.update.interval.ms: \"99999999999\" is out of range (at most 2147483647)");
+    BOOST_TEST(error_of(minimal_with_postgres("shutdown.timeout.ms: 1.5")) ==
+               "router.yaml:3: shutdown.timeout.ms: expected a positive integer, got \"1.5\"");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  embedded.brokers: -1"})) ==
+               "router.yaml:4: kafka.embedded.brokers: expected a non-negative integer, got \"-1\"");
+}
+
+BOOST_AUTO_TEST_CASE(autocreate_mode_only_filtered_or_disabled) {
+    BOOST_TEST(error_of(minimal_with_postgres("  publication.autocreate.mode: all_tables")) ==
+               "router.yaml:3: postgres.publication.autocreate.mode: unsupported mode \"all_tables\"; only filtered and "
+               "disabled are supported");
+    BOOST_TEST(error_of(minimal_with_postgres("  publication.autocreate.mode: no_tables")).find(
+                   "only filtered and disabled are supported") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(slot_name_rules) {
+    const std::string rule =
+        " is not a valid replication slot name (1 to 63 characters, only lowercase letters, digits and underscores)";
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: Outbox")) ==
+               "router.yaml:3: postgres.slot.name: \"Outbox\"" + rule);
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: outbox-router")) ==
+               "router.yaml:3: postgres.slot.name: \"outbox-router\"" + rule);
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"\"")) == "router.yaml:3: postgres.slot.name: \"\"" + rule);
+    const std::string longest(63, 'a');
+    BOOST_TEST(parse(minimal_with_postgres("  slot.name: " + longest)).postgres.slot_name == longest);
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: " + longest + "a")) ==
+               "router.yaml:3: postgres.slot.name: \"" + longest + "a\"" + rule);
+}
+
+BOOST_AUTO_TEST_CASE(names_must_not_be_empty_or_too_long) {
+    BOOST_TEST(error_of(minimal_with_postgres("  publication.name: \"\"")) ==
+               "router.yaml:3: postgres.publication.name: must not be empty");
+    const std::string too_long(64, 'p');
+    BOOST_TEST(error_of(minimal_with_postgres("  publication.name: " + too_long)) ==
+               "router.yaml:3: postgres.publication.name: \"" + too_long + "\" is longer than 63 bytes");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "outbox:",
+                              "  table.field.event.key: \"\""})) ==
+               "router.yaml:6: outbox.table.field.event.key: must not be empty");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: \"\""})) ==
+               "router.yaml:4: kafka.bootstrap.servers: must not be empty");
+}
+
+BOOST_AUTO_TEST_CASE(non_scalar_values_are_rejected) {
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: {a: b}")) ==
+               "router.yaml:3: postgres.slot.name: expected a single value, got a mapping");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: [a, b]"})) ==
+               "router.yaml:4: kafka.bootstrap.servers: expected a single value, got a sequence");
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name:")) ==
+               "router.yaml:3: postgres.slot.name: expected a single value, got no value");
+    BOOST_TEST(error_of(yaml({"postgres: dbname=app", "kafka:", "  bootstrap.servers: k"})) ==
+               "router.yaml:1: postgres: expected a mapping of settings, got a single value");
+}
+
+BOOST_AUTO_TEST_CASE(top_level_must_be_a_non_empty_mapping) {
+    BOOST_TEST(error_of("") == "router.yaml: the configuration is empty");
+    BOOST_TEST(error_of("# only a comment\n") == "router.yaml: the configuration is empty");
+    BOOST_TEST(error_of(yaml({"- postgres", "- kafka"})) == "router.yaml:1: expected a mapping of sections at the top level");
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_keys_are_rejected) {
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "  slot.name: a", "  slot.name: b", "kafka:",
+                              "  bootstrap.servers: k"})) ==
+               "router.yaml:4: postgres.slot.name: duplicate key (first given at line 3)");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "postgres:",
+                              "  conninfo: y"})) == "router.yaml:5: postgres: duplicate key (first given at line 1)");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: a", "  bootstrap.servers: b"})) ==
+               "router.yaml:5: kafka.bootstrap.servers: duplicate key (first given at line 4)");
+}
+
+BOOST_AUTO_TEST_CASE(yaml_syntax_error_has_a_line) {
+    const std::string message = error_of(yaml({"postgres:", "  conninfo: x", "kafka: [", "  bootstrap.servers: k"}));
+    BOOST_TEST(message.starts_with("router.yaml:"), message);
+    BOOST_TEST(message.find("invalid YAML: ") != std::string::npos, message);
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", " bad: indent"})).starts_with("router.yaml:3: invalid YAML: "));
+}
+
+BOOST_AUTO_TEST_CASE(kafka_properties_pass_through_in_file_order) {
+    const Config c = parse(yaml({
+        "postgres:",                       // 1
+        "  conninfo: x",                   // 2
+        "kafka:",                          // 3
+        "  linger.ms: 5",                  // 4
+        "  embedded.brokers: 1",           // 5
+        "  enable.idempotence: true",      // 6
+        "  bootstrap.servers: b:9092",     // 7
+        "  compression.type: \"lz4\"",     // 8
+        "  client.id: ${routedByValue}",   // 9
+    }));
+    BOOST_TEST(c.kafka.embedded_brokers == 1);
+    const std::vector<std::string> names{"linger.ms", "enable.idempotence", "bootstrap.servers", "compression.type",
+                                         "client.id"};
+    const std::vector<std::string> values{"5", "true", "b:9092", "lz4", "${routedByValue}"};
+    const std::vector<int> lines{4, 6, 7, 8, 9};
+    BOOST_REQUIRE(c.kafka.properties.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        BOOST_TEST(c.kafka.properties[i].name == names[i]);
+        BOOST_TEST(c.kafka.properties[i].value == values[i]);
+        BOOST_TEST(c.kafka.properties[i].location.line == lines[i]);
+        BOOST_TEST(c.kafka.properties[i].location.file == "router.yaml");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(missing_conninfo) {
+    BOOST_TEST(error_of(yaml({"kafka:", "  bootstrap.servers: k", "postgres:", "  slot.name: s"})) ==
+               "router.yaml:3: postgres.conninfo is required");
+    BOOST_TEST(error_of(yaml({"kafka:", "  bootstrap.servers: k"})) == "router.yaml: postgres.conninfo is required");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: \"\"", "kafka:", "  bootstrap.servers: k"})) ==
+               "router.yaml:2: postgres.conninfo: must not be empty");
+}
+
+BOOST_AUTO_TEST_CASE(missing_bootstrap_servers) {
+    const std::string required = "kafka.bootstrap.servers is required (or kafka.embedded.brokers for demos and tests)";
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x"})) == "router.yaml: " + required);
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  linger.ms: 5"})) == "router.yaml:3: " + required);
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  embedded.brokers: 0"})) ==
+               "router.yaml:3: " + required);
+    const Config c = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  embedded.brokers: 2"}));
+    BOOST_TEST(c.kafka.embedded_brokers == 2);
+    BOOST_TEST(c.kafka.properties.empty());
+}
+
+BOOST_AUTO_TEST_CASE(load_config_on_missing_file) {
+    try {
+        load_config("/nonexistent-outbox-dir/router.yaml");
+        BOOST_FAIL("expected ConfigError");
+    } catch (const outbox::ConfigError& e) {
+        BOOST_TEST(std::string(e.what()) == "/nonexistent-outbox-dir/router.yaml: cannot read: No such file or directory");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(load_config_reads_a_real_file) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("outbox-config-test-" + std::to_string(getpid()) + ".yaml");
+    {
+        std::ofstream out(path);
+        out << yaml({"postgres:", "  conninfo: dbname=fromfile", "kafka:", "  bootstrap.servers: k", "bogus: 1"});
+    }
+    std::string message;
+    try {
+        load_config(path.string());
+    } catch (const outbox::ConfigError& e) {
+        message = e.what();
+    }
+    {
+        std::ofstream out(path);
+        out << yaml({"postgres:", "  conninfo: dbname=fromfile", "kafka:", "  bootstrap.servers: k"});
+    }
+    const Config c = load_config(path.string());
+    std::filesystem::remove(path);
+
+    BOOST_TEST(message.starts_with(path.string() + ":5: bogus: unknown key"), message);
+    BOOST_TEST(c.source_file == path.string());
+    BOOST_TEST(c.postgres.conninfo == "dbname=fromfile");
+    BOOST_TEST(c.postgres.conninfo_location.describe() == path.string() + ":2");
+}
