@@ -246,7 +246,8 @@ Update read_update(Reader& in, std::vector<ColumnValue>& old_values, std::vector
     Update update;
     update.relid = in.read_u32("relation id");
     char marker = in.read_char("tuple marker");
-    // The old tuple is only sent when the replica identity changed ('K') or is FULL ('O').
+    // The old tuple is only sent when key columns changed ('K') or the table has REPLICA IDENTITY
+    // FULL ('O'); otherwise the new tuple marker comes straight after the relid.
     if (marker == 'K' || marker == 'O') {
         update.old_tuple_kind = marker;
         read_tuple(in, old_values);

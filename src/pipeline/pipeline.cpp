@@ -207,7 +207,10 @@ void Pipeline::check_kafka_health() const {
 
 void Pipeline::confirm_to_postgres(bool reply_requested) {
     const Lsn flushed = tracker_.confirmed_lsn();
-    stream_->send_status_update(std::max(received_lsn_, flushed), flushed, reply_requested);
+    // write = flush on purpose: the walsender pings with a keepalive only while the client's
+    // write position is behind what it sent, and those keepalives are what let an idle outbox
+    // confirm past WAL that other tables wrote.
+    stream_->send_status_update(flushed, flushed, reply_requested);
     if (flushed != last_sent_flush_) log::debug("confirmed " + format_lsn(flushed) + " to PostgreSQL");
     last_sent_flush_ = flushed;
     next_status_update_ = Clock::now() + status_interval_;

@@ -1,0 +1,187 @@
+#define BOOST_TEST_MODULE end_to_end
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace outbox::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Outbox rows whose payload carries the key's sequence number, so order can be checked.
+std::string insert_rows(int first, int count, int keys, const std::string& type = "Order") {
+    std::string sql = "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES ";
+    for (int i = first; i < first + count; ++i) {
+        if (i != first) sql += ", ";
+        sql += "(md5('" + std::to_string(i) + "')::uuid, '" + type + "', 'key-" + std::to_string(i % keys) +
+               "', 'Created', '{\"seq\": " + std::to_string(i) + "}')";
+    }
+    return sql;
+}
+
+int seq_of(const std::string& value) { return std::stoi(value.substr(value.find(':') + 1)); }
+
+// Per key, the sequence numbers must rise in the order Kafka holds them.
+void check_per_key_order(const std::vector<ConsumedRecord>& records) {
+    std::map<std::string, int> last;
+    for (const auto& r : records) {
+        const int seq = seq_of(r.value.value());
+        auto [it, fresh] = last.emplace(r.key.value(), seq);
+        if (!fresh) {
+            BOOST_TEST(seq > it->second, "key " << r.key.value() << ": " << seq << " after " << it->second);
+            it->second = seq;
+        }
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
+    const auto db = create_outbox_database("e2e");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), router_config(db));
+    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+
+    int next = 0;
+    // Many transactions with multi-row INSERTs (ids 0..1999).
+    for (int t = 0; t < 40; ++t, next += 50) sql.exec("BEGIN; " + insert_rows(next, 50, 7) + "; COMMIT;");
+    // COPY (ids 2000..2499).
+    sql.exec("CREATE TEMP TABLE staging AS SELECT md5(i::text)::uuid AS id, 'Order'::text AS aggregatetype, "
+             "'key-' || (i % 7) AS aggregateid, 'Created'::text AS type, ('{\"seq\": ' || i || '}')::jsonb AS payload "
+             "FROM generate_series(2000, 2499) i");
+    {
+        const auto staged = sql.rows("SELECT id, aggregatetype, aggregateid, type, payload FROM staging ORDER BY (payload->>'seq')::int");
+        PGresult* start = PQexec(sql.raw(), "COPY outbox (id, aggregatetype, aggregateid, type, payload) FROM STDIN");
+        BOOST_REQUIRE(PQresultStatus(start) == PGRES_COPY_IN);
+        PQclear(start);
+        for (const auto& row : staged) {
+            const std::string line = row[0] + "\t" + row[1] + "\t" + row[2] + "\t" + row[3] + "\t" + row[4] + "\n";
+            BOOST_REQUIRE(PQputCopyData(sql.raw(), line.data(), static_cast<int>(line.size())) == 1);
+        }
+        BOOST_REQUIRE(PQputCopyEnd(sql.raw(), nullptr) == 1);
+        PGresult* done = PQgetResult(sql.raw());
+        BOOST_REQUIRE(PQresultStatus(done) == PGRES_COMMAND_OK);
+        PQclear(done);
+        PQclear(PQgetResult(sql.raw()));
+    }
+    next = 2500;
+    // Insert and delete in one transaction (ids 2500..2599): published once, delete skipped.
+    sql.exec("BEGIN; " + insert_rows(next, 100, 7) + "; DELETE FROM outbox WHERE (payload->>'seq')::int >= 2500; COMMIT;");
+    next += 100;
+    // Rolled back: never published.
+    sql.exec("BEGIN; " + insert_rows(90000, 10, 7) + "; ROLLBACK;");
+    // Writes to another table and an UPDATE of an outbox row: ignored.
+    sql.exec("INSERT INTO orders SELECT g, 'c', g FROM generate_series(1, 500) g");
+    sql.exec("UPDATE outbox SET type = 'Changed' WHERE (payload->>'seq')::int = 3");
+    // A second aggregate type goes to its own topic.
+    sql.exec(insert_rows(5000, 5, 2, "Customer"));
+    const int expected_orders = next;
+
+    const auto orders = read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Order", expected_orders);
+    BOOST_TEST(orders.size() == static_cast<std::size_t>(expected_orders));
+    std::set<int> seen;
+    for (const auto& r : orders) seen.insert(seq_of(r.value.value()));
+    BOOST_TEST(seen.size() == static_cast<std::size_t>(expected_orders));
+    BOOST_TEST(*seen.rbegin() == expected_orders - 1);
+    check_per_key_order(orders);
+
+    // Exact bytes: the server's jsonb text, the uuid text in the id header, the key text.
+    const auto expected = sql.rows("SELECT id::text, payload::text, aggregateid, "
+                                   "(extract(epoch from now()) * 1000)::bigint FROM outbox WHERE (payload->>'seq')::int = 42");
+    bool found = false;
+    for (const auto& r : orders) {
+        if (seq_of(*r.value) != 42) continue;
+        found = true;
+        BOOST_TEST(*r.value == expected[0][1]);
+        BOOST_TEST(r.header("id").value() == expected[0][0]);
+        BOOST_TEST(r.key.value() == expected[0][2]);
+        BOOST_TEST(r.headers.size() == 1u);
+        BOOST_TEST(r.timestamp_ms > 1'600'000'000'000);  // the commit time, in ms
+        BOOST_TEST(r.timestamp_ms <= std::stoll(expected[0][3]));
+    }
+    BOOST_TEST(found);
+
+    const auto customers = read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Customer", 5);
+    BOOST_TEST(customers.size() == 5u);
+
+    BOOST_TEST(router.output().find("skipping UPDATE on outbox table public.outbox") != std::string::npos);
+    // Everything was delivered, so the slot moves past the last outbox commit.
+    const auto last_write = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+    BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= last_write; }, 30s));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches_up_after) {
+    const auto db = create_outbox_database("gate");
+    Sql sql(postgres().conninfo(db));
+    const std::string topic = "gate.events";
+    RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: gate.events\n"));
+    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+
+    sql.exec(insert_rows(0, 1, 1));
+    BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 1).size() == 1u);
+    const auto before = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+    BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= before; }, 30s));
+
+    // Every broker down: the next event cannot be acknowledged.
+    auto* mock = kafka_cluster().mock();
+    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_down(mock, broker);
+    sql.exec(insert_rows(1, 1, 1));
+    const auto held_commit_end = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+    // Writes elsewhere keep the server sending keepalives past the held transaction.
+    for (int i = 0; i < 20; ++i) {
+        sql.exec("INSERT INTO orders VALUES (" + std::to_string(100 + i) + ", 'x', 1)");
+        std::this_thread::sleep_for(150ms);
+    }
+    BOOST_TEST(confirmed_flush_lsn(db, db) < held_commit_end);
+    BOOST_TEST(confirmed_flush_lsn(db, db) <= before + 1024);  // not a byte of the held transaction
+    BOOST_TEST(router.running());
+
+    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_up(mock, broker);
+    BOOST_TEST(read_topic(kafka_cluster().bootstrap_servers(), topic, 2).size() == 2u);
+    const auto after = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+    BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= after; }, 30s));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
+    const auto db = create_outbox_database("restart");
+    const std::string topic = "restart.events";
+    const auto config = router_config(db, "", "", "outbox:\n  route.topic.replacement: restart.events\n");
+    constexpr int kTransactions = 300, kRowsPerTransaction = 50;
+
+    {
+        // The slot must exist before the first write: it only sees WAL written after it.
+        RouterProcess creator(work_dir(), config);
+        BOOST_REQUIRE(wait_until([&] { return creator.output().find("streaming from slot") != std::string::npos; }, 30s));
+        BOOST_TEST(creator.stop(SIGTERM) == 0);
+    }
+    std::thread writer([&] {
+        Sql sql(postgres().conninfo(db));
+        for (int t = 0; t < kTransactions; ++t)
+            sql.exec("BEGIN; " + insert_rows(t * kRowsPerTransaction, kRowsPerTransaction, 11) + "; COMMIT;");
+    });
+    int restarts = 0;
+    for (int round = 0; round < 3; ++round) {
+        RouterProcess router(work_dir(), config);
+        std::this_thread::sleep_for(std::chrono::milliseconds(700 + 300 * round));
+        BOOST_TEST(router.stop(SIGTERM) == 0);
+        ++restarts;
+    }
+    writer.join();
+    RouterProcess final_router(work_dir(), config);
+    const std::size_t total = kTransactions * kRowsPerTransaction;
+    const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 120s);
+    std::set<int> seen;
+    for (const auto& r : records) seen.insert(seq_of(r.value.value()));
+    BOOST_TEST(seen.size() == total);  // every committed row, at least once
+    if (seen.size() != total) BOOST_TEST_MESSAGE(final_router.output());
+    BOOST_TEST_MESSAGE("restarts: " << restarts << ", records: " << records.size() << ", duplicates: "
+                                    << records.size() - seen.size());
+    BOOST_TEST(final_router.stop(SIGTERM) == 0);
+}

@@ -1,0 +1,53 @@
+#include "harness.hpp"
+
+#include <filesystem>
+#include <memory>
+
+#include "outbox/util/lsn.hpp"
+
+namespace outbox::test {
+
+PgServer& postgres() {
+    static PgServer server;
+    return server;
+}
+
+kafka::EmbeddedCluster& kafka_cluster() {
+    static kafka::EmbeddedCluster cluster(3);
+    return cluster;
+}
+
+std::string work_dir() {
+    static const std::string dir = make_temp_dir("outbox-test-");
+    return dir;
+}
+
+std::string create_outbox_database(const std::string& prefix) {
+    const std::string database = postgres().create_database(prefix);
+    Sql sql(postgres().conninfo(database));
+    sql.exec(read_file(std::string(OUTBOX_SOURCE_DIR) + "/sql/outbox.sql"));
+    return database;
+}
+
+std::string router_config(const std::string& database, const std::string& postgres_extra,
+                          const std::string& top_extra, const std::string& outbox_section) {
+    return "postgres:\n"
+           "  conninfo: \"" + postgres().conninfo(database) + "\"\n"
+           "  slot.name: " + database + "\n"
+           "  publication.name: " + database + "\n"
+           "  status.update.interval.ms: 200\n" +
+           postgres_extra + outbox_section +
+           "kafka:\n"
+           "  bootstrap.servers: \"" + kafka_cluster().bootstrap_servers() + "\"\n"
+           "  linger.ms: 1\n" +
+           top_extra;
+}
+
+std::uint64_t lsn_value(const std::string& text) { return parse_lsn(text).value_or(0); }
+
+std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot) {
+    Sql sql(postgres().conninfo(database));
+    return lsn_value(sql.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"));
+}
+
+}  // namespace outbox::test

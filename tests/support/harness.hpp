@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+
+#include "kafka_reader.hpp"
+#include "outbox/kafka/embedded_cluster.hpp"
+#include "pg_server.hpp"
+#include "router_process.hpp"
+
+namespace outbox::test {
+
+// One PostgreSQL server and one Kafka-protocol mock cluster per test program, started on
+// first use and stopped at exit. Tests isolate themselves with a database of their own.
+PgServer& postgres();
+kafka::EmbeddedCluster& kafka_cluster();
+std::string work_dir();
+
+// A database with Debezium's sample outbox table (public.outbox) and an unrelated table.
+std::string create_outbox_database(const std::string& prefix);
+
+// A router config for `database` on the shared server and cluster; `postgres_extra` and
+// `top_extra` are appended (already indented for postgres:, top-level respectively).
+std::string router_config(const std::string& database, const std::string& postgres_extra = "",
+                          const std::string& top_extra = "", const std::string& outbox_section = "");
+
+// The slot's confirmed_flush_lsn as a number (0 when the slot is missing).
+std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot);
+std::uint64_t lsn_value(const std::string& text);
+
+}  // namespace outbox::test

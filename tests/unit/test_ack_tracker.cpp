@@ -1,0 +1,176 @@
+#define BOOST_TEST_MODULE ack_tracker
+#include <boost/test/unit_test.hpp>
+
+#include "outbox/ack/ack_tracker.hpp"
+
+using outbox::ack::AckTracker;
+
+namespace {
+// A committed transaction with `events` events sent, returning its id.
+AckTracker::TxnId committed(AckTracker& tracker, int events, outbox::Lsn end_lsn) {
+    const auto txn = tracker.begin_transaction();
+    for (int i = 0; i < events; ++i) tracker.event_sent(txn);
+    tracker.commit_transaction(txn, end_lsn);
+    return txn;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(nothing_confirmed_before_delivery) {
+    AckTracker tracker;
+    committed(tracker, 2, 100);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    BOOST_TEST(tracker.events_in_flight() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(transaction_confirmed_as_soon_as_its_last_event_is_acknowledged) {
+    AckTracker tracker;
+    const auto t = committed(tracker, 2, 100);
+    tracker.event_delivered(t);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    tracker.event_delivered(t);
+    BOOST_TEST(tracker.confirmed_lsn() == 100u);
+    BOOST_TEST(tracker.transactions_pending() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(later_transaction_acknowledged_first_does_not_pass_an_earlier_one) {
+    // Two transactions on different partitions: the second's ack arrives first.
+    AckTracker tracker;
+    const auto t1 = committed(tracker, 1, 100);
+    const auto t2 = committed(tracker, 1, 200);
+    tracker.event_delivered(t2);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);  // never "last callback wins"
+    tracker.event_delivered(t1);
+    BOOST_TEST(tracker.confirmed_lsn() == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_order_reports_across_many_transactions) {
+    AckTracker tracker;
+    const auto t1 = committed(tracker, 3, 100);
+    const auto t2 = committed(tracker, 2, 200);
+    const auto t3 = committed(tracker, 1, 300);
+    tracker.event_delivered(t3);
+    tracker.event_delivered(t1);
+    tracker.event_delivered(t2);
+    tracker.event_delivered(t1);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    tracker.event_delivered(t1);  // t1 done: confirm 100, t2 still waits
+    BOOST_TEST(tracker.confirmed_lsn() == 100u);
+    tracker.event_delivered(t2);  // t2 done, and t3 already was
+    BOOST_TEST(tracker.confirmed_lsn() == 300u);
+    BOOST_TEST(tracker.events_in_flight() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(transaction_without_events_is_confirmed_at_commit_when_nothing_precedes_it) {
+    AckTracker tracker;
+    committed(tracker, 0, 150);
+    BOOST_TEST(tracker.confirmed_lsn() == 150u);
+}
+
+BOOST_AUTO_TEST_CASE(empty_transaction_waits_behind_an_undelivered_one) {
+    AckTracker tracker;
+    const auto t1 = committed(tracker, 1, 100);
+    committed(tracker, 0, 200);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    tracker.event_delivered(t1);
+    BOOST_TEST(tracker.confirmed_lsn() == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(open_transaction_is_not_confirmed_even_when_all_its_events_are_delivered) {
+    AckTracker tracker;
+    const auto t = tracker.begin_transaction();
+    tracker.event_sent(t);
+    tracker.event_delivered(t);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    BOOST_TEST(tracker.has_open_transaction());
+    tracker.commit_transaction(t, 500);
+    BOOST_TEST(tracker.confirmed_lsn() == 500u);
+}
+
+BOOST_AUTO_TEST_CASE(keepalive_advances_only_when_nothing_is_pending) {
+    AckTracker tracker;
+    tracker.keepalive(1000);
+    BOOST_TEST(tracker.confirmed_lsn() == 1000u);  // idle outbox, busy database: WAL is released
+
+    const auto t = committed(tracker, 1, 1100);
+    tracker.keepalive(5000);
+    BOOST_TEST(tracker.confirmed_lsn() == 1000u);  // an event is in flight: keepalive must not pass it
+    tracker.event_delivered(t);
+    BOOST_TEST(tracker.confirmed_lsn() == 1100u);
+    tracker.keepalive(5000);
+    BOOST_TEST(tracker.confirmed_lsn() == 5000u);
+}
+
+BOOST_AUTO_TEST_CASE(keepalive_ignored_while_a_transaction_is_being_received) {
+    AckTracker tracker;
+    const auto t = tracker.begin_transaction();
+    tracker.keepalive(9000);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    tracker.commit_transaction(t, 9100);
+    BOOST_TEST(tracker.confirmed_lsn() == 9100u);
+}
+
+BOOST_AUTO_TEST_CASE(confirmed_position_never_moves_backwards) {
+    AckTracker tracker;
+    tracker.reset_confirmed(700);
+    tracker.keepalive(600);
+    BOOST_TEST(tracker.confirmed_lsn() == 700u);
+    committed(tracker, 0, 650);  // a replayed transaction below the slot position
+    BOOST_TEST(tracker.confirmed_lsn() == 700u);
+}
+
+BOOST_AUTO_TEST_CASE(abandoned_transaction_never_advances_the_watermark) {
+    // The connection dropped mid-transaction; the server will send it again after reconnecting.
+    AckTracker tracker;
+    const auto t1 = committed(tracker, 1, 100);
+    const auto t2 = tracker.begin_transaction();
+    tracker.event_sent(t2);
+    tracker.abandon_open_transaction();
+    BOOST_TEST(!tracker.has_open_transaction());
+    tracker.event_delivered(t2);
+    BOOST_TEST(tracker.confirmed_lsn() == 0u);
+    tracker.event_delivered(t1);
+    BOOST_TEST(tracker.confirmed_lsn() == 100u);
+    BOOST_TEST(tracker.transactions_pending() == 0u);
+
+    const auto replay = committed(tracker, 1, 200);  // the re-sent copy
+    tracker.event_delivered(replay);
+    BOOST_TEST(tracker.confirmed_lsn() == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(misuse_is_detected) {
+    AckTracker tracker;
+    const auto t = committed(tracker, 1, 100);
+    BOOST_CHECK_THROW(tracker.event_sent(t), std::logic_error);  // after COMMIT
+    tracker.event_delivered(t);
+    BOOST_CHECK_THROW(tracker.event_delivered(t), std::logic_error);  // more reports than events
+    const auto open = tracker.begin_transaction();
+    BOOST_CHECK_THROW(tracker.begin_transaction(), std::logic_error);
+    tracker.commit_transaction(open, 200);
+}
+
+BOOST_AUTO_TEST_CASE(randomised_reports_confirm_exactly_the_contiguous_delivered_prefix) {
+    std::srand(7);
+    for (int round = 0; round < 200; ++round) {
+        AckTracker tracker;
+        std::vector<std::pair<AckTracker::TxnId, int>> outstanding;  // (txn, its index)
+        std::vector<int> remaining;
+        const int transactions = 1 + std::rand() % 12;
+        for (int i = 0; i < transactions; ++i) {
+            const int events = std::rand() % 4;
+            const auto id = committed(tracker, events, static_cast<outbox::Lsn>(100 * (i + 1)));
+            remaining.push_back(events);
+            for (int e = 0; e < events; ++e) outstanding.emplace_back(id, i);
+        }
+        while (true) {
+            // Expected: end_lsn of the longest fully delivered prefix.
+            int prefix = 0;
+            while (prefix < transactions && remaining[prefix] == 0) ++prefix;
+            BOOST_TEST(tracker.confirmed_lsn() == static_cast<outbox::Lsn>(100 * prefix));
+            if (outstanding.empty()) break;
+            const auto pick = outstanding.begin() + std::rand() % outstanding.size();
+            tracker.event_delivered(pick->first);
+            --remaining[pick->second];
+            outstanding.erase(pick);
+        }
+    }
+}
