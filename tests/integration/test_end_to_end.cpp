@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
 
     sql.exec(insert_rows(0, 1, 1));
     BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 1).size() == 1u);
-    const auto before = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+    const auto before = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= before; }, 30s));
 
     // Every broker down: the next event cannot be acknowledged.

@@ -1,0 +1,135 @@
+#define BOOST_TEST_MODULE cli
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+
+#include "harness.hpp"
+
+using namespace outbox::test;
+using namespace std::chrono_literals;
+
+namespace {
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+std::string last_line(std::string text) {
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text.substr(text.rfind('\n') + 1);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(help_version_and_usage_errors) {
+    std::string output;
+    BOOST_TEST(run_router("--help", output) == 0);
+    BOOST_TEST(contains(output, "--config FILE"));
+    BOOST_TEST(run_router("--version", output) == 0);
+    BOOST_TEST(contains(output, "outbox-router 0."));
+    BOOST_TEST(run_router("", output) == 2);
+    BOOST_TEST(contains(output, "--config FILE is required"));
+    BOOST_TEST(run_router("--bogus", output) == 2);
+    BOOST_TEST(contains(output, "\"--bogus\""));
+}
+
+BOOST_AUTO_TEST_CASE(bad_config_exits_1_with_file_and_line) {
+    const std::string path = work_dir() + "/bad.yaml";
+    write_file(path, "postgres:\n  conninfo: \"host=x\"\n  slot.nmae: typo\nkafka:\n  bootstrap.servers: x:1\n");
+    std::string output;
+    BOOST_TEST(run_router("--config " + path, output) == 1);
+    BOOST_TEST(contains(output, path + ":3:"));
+    BOOST_TEST(contains(output, "slot.nmae"));
+
+    write_file(path, "postgres:\n  conninfo: \"password=${env:OUTBOX_TEST_UNSET_VARIABLE}\"\nkafka:\n  bootstrap.servers: x:1\n");
+    BOOST_TEST(run_router("--config " + path, output) == 1);
+    BOOST_TEST(contains(output, "OUTBOX_TEST_UNSET_VARIABLE"));
+    BOOST_TEST(contains(output, path + ":2:"));
+
+    write_file(path, "postgres:\n  conninfo: \"host=x\"\noutbox:\n  route.topic.regex: \"(?<unclosed\"\nkafka:\n  bootstrap.servers: x:1\n");
+    BOOST_TEST(run_router("--config " + path, output) == 1);
+    BOOST_TEST(contains(output, path + ":4: outbox.route.topic.regex"));
+}
+
+BOOST_AUTO_TEST_CASE(check_passes_on_a_ready_database_and_creates_nothing) {
+    const auto db = create_outbox_database("check_ok");
+    RouterProcess check(work_dir(), router_config(db), "--check");
+    BOOST_TEST(check.wait(60s) == 0);
+    const auto output = check.output();
+    BOOST_TEST(contains(output, "ok    postgres: wal_level = logical"));
+    BOOST_TEST(contains(output, "ok    postgres: outbox table public.outbox has the configured columns"));
+    BOOST_TEST(contains(output, "is missing and can be created"));
+    BOOST_TEST(contains(output, "ok    kafka: cluster metadata reachable"));
+    BOOST_TEST(!contains(output, "FAIL"));
+    Sql sql(postgres().conninfo(db));
+    BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "0");
+    BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_publication") == "0");
+}
+
+BOOST_AUTO_TEST_CASE(check_reports_each_problem_on_its_own_line) {
+    const auto db = postgres().create_database("check_bad");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("CREATE TABLE outbox (id uuid, aggregatetype text, payload jsonb)");
+    const auto config = router_config(db, "  publication.autocreate.mode: disabled\n") ;
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 1);
+    const auto output = check.output();
+    BOOST_TEST(contains(output, "FAIL  postgres: outbox table public.outbox has no column \"aggregateid\" (outbox.table.field.event.key)"));
+    BOOST_TEST(contains(output, "FAIL  postgres: publication \"" + db + "\" does not exist"));
+}
+
+BOOST_AUTO_TEST_CASE(check_fails_when_kafka_is_unreachable_and_never_prints_the_password) {
+    const auto db = create_outbox_database("check_kafka");
+    std::string config = router_config(db);
+    config.replace(config.find(kafka_cluster().bootstrap_servers()), kafka_cluster().bootstrap_servers().size(),
+                   "127.0.0.1:" + std::to_string(free_loopback_port()));
+    config.replace(config.find("user=postgres"), 13, "user=postgres password=hunter2-secret");
+    config += "  message.timeout.ms: 2000\n";
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 1);
+    BOOST_TEST(contains(check.output(), "FAIL  kafka: cannot read cluster metadata"));
+    BOOST_TEST(!contains(check.output(), "hunter2-secret"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_column_at_start_is_a_definite_error_naming_table_and_column) {
+    const auto db = postgres().create_database("nocol");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("CREATE TABLE outbox (id uuid, aggregatetype text, aggregateid text, body jsonb)");
+    RouterProcess router(work_dir(), router_config(db));
+    BOOST_TEST(router.wait(60s) == 1);
+    const auto line = last_line(router.output());
+    BOOST_TEST(contains(line, "outbox table public.outbox has no column \"payload\" (outbox.table.field.event.payload)"));
+}
+
+BOOST_AUTO_TEST_CASE(column_dropped_while_streaming_stops_the_router_without_confirming_the_row) {
+    const auto db = create_outbox_database("dropcol");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), router_config(db));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    sql.exec("ALTER TABLE outbox DROP COLUMN aggregateid");
+    sql.exec("INSERT INTO outbox (id, aggregatetype, type, payload) VALUES (gen_random_uuid(), 'Order', 'x', '{}')");
+    // Past the commit record: confirming this would let PostgreSQL skip the transaction. (The
+    // slot may legitimately move up to the commit record's start: PostgreSQL replays every
+    // transaction whose commit record is at or after the confirmed position.)
+    const auto after_commit = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+    BOOST_TEST(router.wait(60s) == 1);
+    BOOST_TEST(contains(last_line(router.output()), "has no column \"aggregateid\""));
+    BOOST_TEST(confirmed_flush_lsn(db, db) < after_commit);
+}
+
+BOOST_AUTO_TEST_CASE(unroutable_row_stops_the_router_naming_table_column_and_lsn) {
+    const auto db = create_outbox_database("badrow");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("ALTER TABLE outbox ALTER COLUMN aggregatetype DROP NOT NULL");
+    RouterProcess router(work_dir(), router_config(db));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES (gen_random_uuid(), NULL, 'k', 'x', '{}')");
+    const auto after_commit = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+    BOOST_TEST(router.wait(60s) == 1);
+    const auto line = last_line(router.output());
+    BOOST_TEST(contains(line, "public.outbox"));
+    BOOST_TEST(contains(line, "\"aggregatetype\""));
+    BOOST_TEST(contains(line, "transaction committing at LSN"));
+    BOOST_TEST(confirmed_flush_lsn(db, db) < after_commit);
+    // A restart meets the same row again: it was not skipped.
+    RouterProcess again(work_dir(), router_config(db));
+    BOOST_TEST(again.wait(60s) == 1);
+    BOOST_TEST(contains(last_line(again.output()), "\"aggregatetype\""));
+}
