@@ -31,7 +31,7 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
 Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_servers)
     : config_(config),
       status_interval_(config.postgres.status_update_interval_ms),
-      router_(config.outbox),
+      router_(config),
       producer_(config.kafka, bootstrap_servers, [this](const kafka::DeliveryReport& r) { on_delivery(r); }) {}
 
 void Pipeline::run() {
@@ -134,13 +134,12 @@ void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_positio
     if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
         if (open_txn_) throw ProtocolError("pgoutput BEGIN at WAL " + format_lsn(wal_position) + " inside an open transaction");
         open_txn_ = tracker_.begin_transaction();
-        open_commit_lsn_ = begin->final_lsn;
-        open_commit_time_ms_ = postgres_micros_to_unix_millis(begin->commit_time_us);
+        open_context_ = {begin->final_lsn, postgres_micros_to_unix_millis(begin->commit_time_us), begin->xid};
     } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
         if (!open_txn_) throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(wal_position) + " without BEGIN");
-        if (commit->commit_lsn != open_commit_lsn_)
+        if (commit->commit_lsn != open_context_.commit_lsn)
             throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit->commit_lsn) + " does not match BEGIN's " +
-                                format_lsn(open_commit_lsn_));
+                                format_lsn(open_context_.commit_lsn));
         tracker_.commit_transaction(*open_txn_, commit->end_lsn);
         open_txn_.reset();
     } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
@@ -149,18 +148,15 @@ void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_positio
         on_insert(*insert);
     } else if (const auto* update = std::get_if<pgoutput::Update>(&message)) {
         on_update(*update);
+    } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
+        on_message(*logical);
     }
     // DELETE and TRUNCATE on an outbox table are housekeeping (insert-then-delete is the
-    // recommended pattern); ORIGIN, TYPE and logical messages carry no outbox events here.
+    // recommended pattern); ORIGIN and TYPE carry nothing the router needs.
 }
 
 void Pipeline::on_relation(const pgoutput::Relation& relation) {
-    const config::TableName name{std::string(relation.nspname), std::string(relation.relname)};
-    const auto& tables = config_.postgres.tables;
-    RelationEntry entry;
-    if (std::find(tables.begin(), tables.end(), name) != tables.end())
-        entry.outbox = router::bind_outbox_table(name, relation, config_.outbox);
-    relations_[relation.relid] = std::move(entry);
+    relations_[relation.relid] = RelationEntry{router_.bind(relation)};
 }
 
 const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
@@ -174,16 +170,26 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
     if (!entry.outbox) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
-    const router::RowOrigin origin{&*entry.outbox, open_commit_lsn_};
-    producer_.produce(router_.route(origin, insert.new_tuple, open_commit_time_ms_), *open_txn_);
-    tracker_.event_sent(*open_txn_);
+    publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_));
 }
 
 void Pipeline::on_update(const pgoutput::Update& update) {
     const auto& entry = relation(update.relid);
-    if (!entry.outbox) return;
-    log::warn("skipping UPDATE on outbox table " + entry.outbox->name.qualified() + " in the transaction committing at LSN " +
-              format_lsn(open_commit_lsn_) + ": outbox rows are events and are only ever inserted");
+    if (entry.outbox) router_.on_update(*entry.outbox, open_context_);
+}
+
+void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
+    if (!router_.watches_prefix(message.prefix)) return;
+    // A non-transactional message has no transaction: the router refuses it as an invalid row.
+    const router::TransactionContext context = open_txn_ ? open_context_ : router::TransactionContext{message.lsn, 0, 0};
+    const auto record = router_.route_message(message, context);
+    if (!open_txn_) throw ProtocolError("pgoutput: transactional MESSAGE outside a transaction");
+    publish(record);
+}
+
+void Pipeline::publish(const router::OutboxRecord& record) {
+    producer_.produce(record, *open_txn_);
+    tracker_.event_sent(*open_txn_);
 }
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {

@@ -84,25 +84,29 @@ OutboxRecord EventRouter::route(const RowOrigin& origin, pgoutput::Tuple row, st
     record.timestamp_ms = commit_time_ms;
 
     const auto route_by = column_bytes(origin, row, table.route_by, route_scratch_, "outbox.route.by.field");
-    if (!route_by)
-        throw DefiniteError(row_context(origin, table.route_by, "outbox.route.by.field") +
-                            ": the route-by value is NULL, so the event has no topic");
-    const std::string& topic = topics_.topic_for(*route_by);
-    if (!is_legal_topic_name(topic))
-        throw DefiniteError(row_context(origin, table.route_by, "outbox.route.by.field") + ": topic \"" + topic +
-                            "\" is not a legal Kafka topic name (1-249 characters from A-Z a-z 0-9 . _ -)");
-    record.topic = topic;
-
     record.key = column_bytes(origin, row, table.key, key_scratch_, "outbox.table.field.event.key");
     record.value = column_bytes(origin, row, table.payload, value_scratch_, "outbox.table.field.event.payload");
-    if (const auto id = column_bytes(origin, row, table.id, id_scratch_, "outbox.table.field.event.id")) {
-        if (table.id.type_oid == kByteaOid) {
-            id_scratch_ = base64_encode(*id);
-            record.id = id_scratch_;
-        } else {
-            record.id = id;
-        }
+    std::optional<std::string_view> id;
+    if ((id = column_bytes(origin, row, table.id, id_scratch_, "outbox.table.field.event.id")) &&
+        table.id.type_oid == kByteaOid) {
+        id_scratch_ = base64_encode(*id);
+        id = id_scratch_;
     }
+    headers_[0] = {"id", id};
+    record.headers = headers_;
+
+    const auto invalid = [&](const std::string& cause) {
+        const auto owned = [](std::optional<std::string_view> v) {
+            return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+        };
+        return InvalidRowError(row_context(origin, table.route_by, "outbox.route.by.field") + ": " + cause,
+                               table.name.qualified(), owned(record.key), owned(record.value), owned(id));
+    };
+    if (!route_by) throw invalid("the route-by value is NULL, so the event has no topic");
+    const std::string& topic = topics_.topic_for(*route_by);
+    if (!is_legal_topic_name(topic))
+        throw invalid("topic \"" + topic + "\" is not a legal Kafka topic name (1-249 characters from A-Z a-z 0-9 . _ -)");
+    record.topic = topic;
     return record;
 }
 

@@ -8,7 +8,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/handles.hpp"
-#include "outbox/router/event_router.hpp"
+#include "outbox/router/outbox_router.hpp"
 
 namespace outbox::kafka {
 

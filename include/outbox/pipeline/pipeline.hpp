@@ -12,7 +12,7 @@
 #include "outbox/pgoutput/decoder.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/source_setup.hpp"
-#include "outbox/router/event_router.hpp"
+#include "outbox/router/outbox_router.hpp"
 
 namespace outbox::pipeline {
 
@@ -34,7 +34,7 @@ private:
     using Clock = std::chrono::steady_clock;
 
     struct RelationEntry {
-        std::optional<router::OutboxTable> outbox;  // empty: not an outbox table
+        std::shared_ptr<const router::BoundTable> outbox;  // null: not an outbox table
     };
 
     void connect();
@@ -44,6 +44,8 @@ private:
     void on_relation(const pgoutput::Relation& relation);
     void on_insert(const pgoutput::Insert& insert);
     void on_update(const pgoutput::Update& update);
+    void on_message(const pgoutput::LogicalMessage& message);
+    void publish(const router::OutboxRecord& record);
     void on_delivery(const kafka::DeliveryReport& report);
     void confirm_to_postgres(bool reply_requested);
     void check_kafka_health() const;
@@ -53,7 +55,7 @@ private:
     const config::Config& config_;
     std::chrono::milliseconds status_interval_;
     ack::AckTracker tracker_;
-    router::EventRouter router_;
+    router::OutboxRouter router_;
     kafka::Producer producer_;
     pgoutput::Decoder decoder_;
     std::unique_ptr<replication::ReplicationStream> stream_;
@@ -62,8 +64,7 @@ private:
 
     // The transaction being received (between BEGIN and COMMIT).
     std::optional<ack::AckTracker::TxnId> open_txn_;
-    Lsn open_commit_lsn_ = 0;
-    std::int64_t open_commit_time_ms_ = 0;
+    router::TransactionContext open_context_;
 
     Lsn received_lsn_ = 0;
     Lsn last_sent_flush_ = 0;

@@ -7,21 +7,11 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
+#include "outbox/router/outbox_router.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/router/topic_router.hpp"
 
 namespace outbox::router {
-
-// The Kafka record an outbox row becomes (Debezium EventRouter defaults, headers-only mode).
-// Views point into the decoded row or into the router's scratch buffers: valid until the next
-// route() call.
-struct OutboxRecord {
-    std::string_view topic;
-    std::optional<std::string_view> key;    // nullopt: no key
-    std::optional<std::string_view> value;  // nullopt: null value
-    std::optional<std::string_view> id;     // the "id" header; nullopt: null header value
-    std::int64_t timestamp_ms = 0;
-};
 
 // Where a row came from, for error messages that let an operator find it.
 struct RowOrigin {
@@ -29,11 +19,13 @@ struct RowOrigin {
     Lsn commit_lsn = 0;
 };
 
+// Routes the rows of one outbox table's settings (Debezium EventRouter, headers-only mode).
+
 class EventRouter {
 public:
     explicit EventRouter(const config::OutboxSettings& settings);
 
-    // Routes one INSERTed outbox row. Throws DefiniteError naming table, column and commit LSN
+    // Routes one INSERTed outbox row. Throws InvalidRowError naming table, column and commit LSN
     // when the row cannot be routed (NULL route-by value, illegal topic name, bad bytea text).
     OutboxRecord route(const RowOrigin& origin, pgoutput::Tuple row, std::int64_t commit_time_ms);
 
@@ -47,6 +39,7 @@ private:
     std::string key_scratch_;
     std::string value_scratch_;
     std::string id_scratch_;
+    KafkaHeader headers_[1];
 };
 
 // PostgreSQL type OIDs the router treats specially.

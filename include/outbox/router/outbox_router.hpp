@@ -1,0 +1,93 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "outbox/config/config.hpp"
+#include "outbox/pgoutput/messages.hpp"
+#include "outbox/util/errors.hpp"
+
+namespace outbox::router {
+
+struct KafkaHeader {
+    std::string_view name;
+    std::optional<std::string_view> value;  // nullopt: a header with a null value
+};
+
+// The Kafka record an outbox row (or logical decoding message) becomes. Views point into the
+// decoded message or into the router's scratch storage: valid until the next route call.
+struct OutboxRecord {
+    std::string_view topic;
+    std::int32_t partition = -1;            // -1: the producer's partitioner decides
+    std::optional<std::string_view> key;    // nullopt: no key
+    std::optional<std::string_view> value;  // nullopt: null value (a tombstone)
+    std::span<const KafkaHeader> headers;   // "id" first, then header placements in config order
+    std::int64_t timestamp_ms = 0;
+};
+
+// The transaction a row belongs to, for timestamps and for error messages.
+struct TransactionContext {
+    Lsn commit_lsn = 0;
+    std::int64_t commit_time_ms = 0;
+    std::uint32_t xid = 0;
+};
+
+// A row or message that cannot be routed. The message names the table (schema-qualified) or the
+// message prefix, the column, the commit LSN and the cause. It keeps what could be read of the
+// row so a dead-letter record can carry the original key, value and id.
+class InvalidRowError : public DefiniteError {
+public:
+    InvalidRowError(const std::string& message, std::string source, std::optional<std::string> key,
+                    std::optional<std::string> value, std::optional<std::string> id)
+        : DefiniteError(message), source(std::move(source)), key(std::move(key)), value(std::move(value)),
+          id(std::move(id)) {}
+    std::string source;  // "public.outbox" or "message prefix outbox"
+    std::optional<std::string> key;
+    std::optional<std::string> value;
+    std::optional<std::string> id;
+};
+
+// An outbox table as the server last described it, resolved against its settings.
+class BoundTable {
+public:
+    virtual ~BoundTable() = default;
+    virtual const config::TableName& name() const = 0;
+};
+
+// Debezium's Outbox Event Router, for every configured outbox table and message prefix.
+class OutboxRouter {
+public:
+    // Throws ConfigError for settings that cannot work (invalid regex, malformed placements).
+    explicit OutboxRouter(const config::Config& config);
+    ~OutboxRouter();
+    OutboxRouter(const OutboxRouter&) = delete;
+    OutboxRouter& operator=(const OutboxRouter&) = delete;
+
+    // Called for every RELATION. nullptr when the relation is not an outbox table. Throws
+    // DefiniteError naming table and column when a required column is missing.
+    std::shared_ptr<const BoundTable> bind(const pgoutput::Relation& relation);
+
+    // An INSERT into a bound outbox table. Throws InvalidRowError when it cannot be routed.
+    OutboxRecord route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn);
+
+    // An UPDATE of an outbox row (table.op.invalid.behavior): logs and returns to skip it, or
+    // throws DefiniteError under `fatal`.
+    void on_update(const BoundTable& table, const TransactionContext& txn);
+
+    // Whether a logical decoding message with this prefix is an outbox event.
+    bool watches_prefix(std::string_view prefix) const;
+
+    // A logical decoding message with a watched prefix. Throws InvalidRowError for a
+    // non-transactional message or malformed content.
+    OutboxRecord route_message(const pgoutput::LogicalMessage& message, const TransactionContext& txn);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace outbox::router
