@@ -5,10 +5,11 @@
 
 namespace outbox::ack {
 
-AckTracker::TxnId AckTracker::begin_transaction() {
+AckTracker::TxnId AckTracker::begin_transaction(const TxnInfo& info) {
     if (open_) throw std::logic_error("AckTracker: BEGIN while a transaction is open");
     if (pending_.empty()) first_id_ = next_id_;
     pending_.push_back({});
+    pending_.back().info = info;
     open_ = true;
     return next_id_++;
 }
@@ -55,6 +56,17 @@ void AckTracker::keepalive(Lsn wal_end) {
 }
 
 void AckTracker::reset_confirmed(Lsn lsn) { confirmed_ = std::max(confirmed_, lsn); }
+
+void AckTracker::discard_pending() {
+    pending_.clear();
+    first_id_ = next_id_;
+    open_ = false;
+    events_in_flight_ = 0;
+}
+
+const AckTracker::TxnInfo& AckTracker::info(TxnId txn) const {
+    return const_cast<AckTracker*>(this)->find(txn).info;
+}
 
 void AckTracker::advance() {
     while (!pending_.empty()) {

@@ -27,6 +27,25 @@ bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
 
 }  // namespace
 
+bool is_record_error(rd_kafka_resp_err_t error) {
+    switch (error) {
+        case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
+        case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
+        case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+        case RD_KAFKA_RESP_ERR_INVALID_MSG:
+        case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
+        case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
+        case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+        case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+        case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+        case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+        case RD_KAFKA_RESP_ERR__INVALID_ARG:
+            return true;
+        default:
+            return false;
+    }
+}
+
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
                    DeliveryHandler on_delivery)
     : on_delivery_(std::move(on_delivery)) {
@@ -79,7 +98,7 @@ rd_kafka_topic_t* Producer::topic_handle(std::string_view topic) {
     return topics_.emplace(std::string(topic), std::move(created)).first->second.get();
 }
 
-void Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
+rd_kafka_resp_err_t Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
     rd_kafka_topic_t* topic = topic_handle(record.topic);
     // librdkafka's argument macros cast without parentheses: pass plain variables.
     void* value = record.value ? const_cast<char*>(record.value->data()) : nullptr;
@@ -98,11 +117,9 @@ void Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
             handle_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
             RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_HEADERS(headers),
             RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_OPAQUE(tag_opaque), RD_KAFKA_V_END);
-        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return;  // librdkafka owns the headers now
+        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return error;  // librdkafka owns the headers now
         rd_kafka_headers_destroy(headers);
-        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-            throw DefiniteError("kafka: cannot produce to topic \"" + std::string(record.topic) +
-                                "\": " + rd_kafka_err2str(error));
+        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) return error;
         // librdkafka's own queue is full: let deliveries complete, then try again.
         serve(100);
     }
@@ -139,6 +156,8 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
     report.topic = rd_kafka_topic_name(message->rkt);
     report.partition = message->partition;
     report.offset = message->offset;
+    report.size = message->len + message->key_len;
+    report.message = message;
     self->on_delivery_(report);
 }
 

@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
-#include <thread>
 
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/walsender_frames.hpp"
+#include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -18,7 +18,32 @@ namespace {
 
 // Frames handled between two looks at Kafka's delivery reports and the status timer.
 constexpr int kFramesPerTurn = 4096;
-constexpr auto kMaxReconnectBackoff = std::chrono::milliseconds(30000);
+constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
+
+// The opaque each produced record carries back in its delivery report.
+struct EventTag {
+    static constexpr std::uint64_t kDeadLetterBit = 1ULL << 63;
+    static constexpr int kSourceShift = 40;
+    static constexpr std::uint64_t kTxnMask = (1ULL << kSourceShift) - 1;
+
+    std::uint64_t txn = 0;      // AckTracker id
+    std::uint16_t source = 0;   // index into the pipeline's sources (table or message prefix)
+    bool dead_letter = false;
+
+    std::uint64_t encode() const {
+        return (txn & kTxnMask) | static_cast<std::uint64_t>(source) << kSourceShift | (dead_letter ? kDeadLetterBit : 0);
+    }
+    static EventTag decode(std::uint64_t tag) {
+        return {tag & kTxnMask, static_cast<std::uint16_t>((tag & ~kDeadLetterBit) >> kSourceShift),
+                (tag & kDeadLetterBit) != 0};
+    }
+};
+
+// The producer is beyond repair (librdkafka's fatal error): replace it and replay.
+class ProducerFailed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
@@ -26,46 +51,114 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     return std::chrono::milliseconds(spread(random));
 }
 
+std::optional<std::string> owned(std::optional<std::string_view> view) {
+    return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
+}
+
+HeaderList headers_of(const router::OutboxRecord& record) {
+    HeaderList headers;
+    for (const auto& h : record.headers) headers.emplace_back(std::string(h.name), owned(h.value));
+    return headers;
+}
+
+HeaderList headers_of(const rd_kafka_message_t* message) {
+    HeaderList headers;
+    rd_kafka_headers_t* raw = nullptr;
+    if (rd_kafka_message_headers(message, &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return headers;
+    const char* name;
+    const void* value;
+    std::size_t size;
+    for (std::size_t i = 0; rd_kafka_header_get_all(raw, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+        headers.emplace_back(name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size))
+                                         : std::nullopt);
+    return headers;
+}
+
 }  // namespace
 
 Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_servers)
     : config_(config),
+      bootstrap_servers_(bootstrap_servers),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
-      producer_(config.kafka, bootstrap_servers, [this](const kafka::DeliveryReport& r) { on_delivery(r); }) {}
+      producer_(make_producer()) {
+    if (!config.dead_letter_topic.empty() && !router::is_legal_topic_name(config.dead_letter_topic))
+        throw ConfigError("errors.deadletterqueue.topic.name: \"" + config.dead_letter_topic +
+                          "\" is not a legal Kafka topic name");
+    if (!config.dead_letter_topic.empty() && config.errors_tolerance != config::ErrorTolerance::all)
+        throw ConfigError("errors.deadletterqueue.topic.name needs errors.tolerance: all");
+    for (const auto& table : config.postgres.tables) sources_.push_back(table.qualified());
+    if (config.postgres.heartbeat_interval_ms > 0)
+        heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,
+                                                              config.postgres.heartbeat_action_query,
+                                                              std::chrono::milliseconds(config.postgres.heartbeat_interval_ms));
+}
+
+std::unique_ptr<kafka::Producer> Pipeline::make_producer() {
+    return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
+                                             [this](const kafka::DeliveryReport& r) { on_delivery(r); });
+}
 
 void Pipeline::run() {
-    auto backoff = std::chrono::milliseconds(100);
+    auto backoff = kFirstReconnectDelay;
+    const auto backoff_cap = std::chrono::milliseconds(config_.postgres.reconnect_backoff_max_ms);
     while (!ShutdownSignal::requested()) {
         try {
             connect();
-            backoff = std::chrono::milliseconds(100);
+            backoff = kFirstReconnectDelay;
             stream();
             if (ShutdownSignal::requested()) return drain_and_stop();
+        } catch (const ProducerFailed& e) {
+            recover_from_producer_failure(e.what());
         } catch (const TransientError& e) {
             log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
             // Still worth telling the server what is safely delivered: fewer duplicates on restart.
             if (stream_) {
                 try {
-                    confirm_to_postgres(false);
+                    confirm_to_postgres();
                 } catch (const TransientError&) {
                 }
             }
             throw;
         }
-        // The server re-sends the unconfirmed transactions, so this partial one starts over.
+        // The server re-sends every unconfirmed transaction, so a partial one starts over.
         if (open_txn_) tracker_.abandon_open_transaction();
         open_txn_.reset();
         stream_.reset();
-        const auto deadline = Clock::now() + jittered(backoff);
-        while (Clock::now() < deadline && !ShutdownSignal::requested()) {
-            producer_.serve(50);
-            check_kafka_health();
-        }
-        backoff = std::min(backoff * 2, kMaxReconnectBackoff);
+        wait_before_reconnecting(jittered(backoff));
+        backoff = std::min(backoff * 2, backoff_cap);
     }
     drain_and_stop();
+}
+
+void Pipeline::recover_from_producer_failure(const std::string& reason) {
+    // Everything not yet acknowledged is in doubt; the slot still has it. Confirm what is
+    // certain, then replay the rest through a new producer.
+    if (stream_) {
+        try {
+            confirm_to_postgres();
+        } catch (const TransientError&) {
+        }
+    }
+    log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
+    producer_.reset();
+    tracker_.discard_pending();
+    inflight_bytes_ = 0;
+    dead_letters_to_send_.clear();
+    delivery_failure_.clear();
+    producer_ = make_producer();
+}
+
+void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
+    const auto deadline = Clock::now() + delay;
+    while (Clock::now() < deadline && !ShutdownSignal::requested()) {
+        try {
+            serve_kafka(50);
+        } catch (const ProducerFailed& e) {
+            recover_from_producer_failure(e.what());
+        }
+    }
 }
 
 void Pipeline::connect() {
@@ -89,28 +182,41 @@ void Pipeline::connect() {
               format_lsn(server) + ", lag " + std::to_string(server > confirmed ? server - confirmed : 0) + " bytes");
 }
 
-void Pipeline::stream() {
-    pollfd fds[3] = {{stream_->socket(), POLLIN, 0}, {producer_.wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}};
-    while (!ShutdownSignal::requested()) {
-        producer_.serve(0);
-        check_kafka_health();
+bool Pipeline::saturated() const {
+    return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
+           static_cast<long>(inflight_bytes_) >= config_.max_inflight_bytes;
+}
 
+void Pipeline::serve_kafka(int timeout_ms) {
+    producer_->serve(timeout_ms);
+    send_dead_letters();
+    check_kafka_health();
+}
+
+void Pipeline::stream() {
+    while (!ShutdownSignal::requested()) {
+        serve_kafka(0);
+
+        // At the in-flight limits the socket is left unread: the walsender waits, while
+        // acknowledgements and status updates keep flowing.
         int frames = 0;
-        while (frames < kFramesPerTurn) {
+        while (frames < kFramesPerTurn && !saturated()) {
             const auto frame = stream_->next_frame();
             if (!frame) break;
             process_frame(*frame);
             ++frames;
         }
-        if (Clock::now() >= next_status_update_) confirm_to_postgres(false);
+        if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
-        if (frames == kFramesPerTurn) continue;  // more may be buffered: keep going before sleeping
+        if (frames == kFramesPerTurn) continue;
 
+        const bool reading = !saturated();
+        pollfd fds[3] = {{producer_->wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_status_update_ - Clock::now());
         const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, status_interval_.count()));
-        if (poll(fds, 3, timeout) < 0 && errno != EINTR)
+        if (poll(fds, reading ? 3 : 2, timeout) < 0 && errno != EINTR)
             throw TransientError(std::string("poll: ") + std::strerror(errno));
-        if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) stream_->receive();
+        if (reading && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) stream_->receive();
     }
 }
 
@@ -127,21 +233,15 @@ void Pipeline::process_frame(std::span<const char> frame) {
     const auto& keepalive = std::get<replication::PrimaryKeepalive>(parsed);
     received_lsn_ = std::max(received_lsn_, keepalive.wal_end);
     tracker_.keepalive(keepalive.wal_end);
-    if (keepalive.reply_requested) confirm_to_postgres(false);
+    if (keepalive.reply_requested) confirm_to_postgres();
 }
 
 void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_position) {
     if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
         if (open_txn_) throw ProtocolError("pgoutput BEGIN at WAL " + format_lsn(wal_position) + " inside an open transaction");
-        open_txn_ = tracker_.begin_transaction();
-        open_context_ = {begin->final_lsn, postgres_micros_to_unix_millis(begin->commit_time_us), begin->xid};
+        on_begin(*begin);
     } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
-        if (!open_txn_) throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(wal_position) + " without BEGIN");
-        if (commit->commit_lsn != open_context_.commit_lsn)
-            throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit->commit_lsn) + " does not match BEGIN's " +
-                                format_lsn(open_context_.commit_lsn));
-        tracker_.commit_transaction(*open_txn_, commit->end_lsn);
-        open_txn_.reset();
+        on_commit(*commit, wal_position);
     } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
         on_relation(*relation);
     } else if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
@@ -155,8 +255,36 @@ void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_positio
     // recommended pattern); ORIGIN and TYPE carry nothing the router needs.
 }
 
+void Pipeline::on_begin(const pgoutput::Begin& begin) {
+    open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid};
+    open_txn_ = tracker_.begin_transaction({begin.final_lsn, begin.xid, open_context_.commit_time_ms});
+    // After a reconnect the server replays from the position it last persisted, which may be
+    // behind what this process already delivered; a commit before the confirmed position was
+    // delivered in full, so sending it again would only make duplicates.
+    open_txn_delivered_before_ = begin.final_lsn < tracker_.confirmed_lsn();
+}
+
+void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
+    if (!open_txn_) throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(wal_position) + " without BEGIN");
+    if (commit.commit_lsn != open_context_.commit_lsn)
+        throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit.commit_lsn) + " does not match BEGIN's " +
+                            format_lsn(open_context_.commit_lsn));
+    tracker_.commit_transaction(*open_txn_, commit.end_lsn);
+    open_txn_.reset();
+}
+
 void Pipeline::on_relation(const pgoutput::Relation& relation) {
-    relations_[relation.relid] = RelationEntry{router_.bind(relation)};
+    RelationEntry entry{router_.bind(relation), 0};
+    if (entry.outbox) entry.source = source_index(entry.outbox->name().qualified());
+    relations_[relation.relid] = std::move(entry);
+}
+
+std::uint16_t Pipeline::source_index(const std::string& name) {
+    const auto found = std::find(sources_.begin(), sources_.end(), name);
+    if (found != sources_.end()) return static_cast<std::uint16_t>(found - sources_.begin());
+    if (sources_.size() == UINT16_MAX) throw DefiniteError("too many distinct outbox sources (tables and message prefixes)");
+    sources_.push_back(name);
+    return static_cast<std::uint16_t>(sources_.size() - 1);
 }
 
 const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
@@ -168,9 +296,13 @@ const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
 
 void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
-    if (!entry.outbox) return;
+    if (!entry.outbox || open_txn_delivered_before_) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
-    publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_));
+    try {
+        publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
+    } catch (const router::InvalidRowError& e) {
+        reject(e, entry.source, "", "route", e.id ? HeaderList{{"id", e.id}} : HeaderList{});
+    }
 }
 
 void Pipeline::on_update(const pgoutput::Update& update) {
@@ -179,44 +311,140 @@ void Pipeline::on_update(const pgoutput::Update& update) {
 }
 
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
-    if (!router_.watches_prefix(message.prefix)) return;
-    // A non-transactional message has no transaction: the router refuses it as an invalid row.
-    const router::TransactionContext context = open_txn_ ? open_context_ : router::TransactionContext{message.lsn, 0, 0};
-    const auto record = router_.route_message(message, context);
-    if (!open_txn_) throw ProtocolError("pgoutput: transactional MESSAGE outside a transaction");
-    publish(record);
+    if (!router_.watches_prefix(message.prefix) || open_txn_delivered_before_) return;
+    const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
+    if (open_txn_) {
+        try {
+            publish(router_.route_message(message, open_context_), source);
+        } catch (const router::InvalidRowError& e) {
+            reject(e, source, "", "route", {});
+        }
+        return;
+    }
+    // A non-transactional message is outside any transaction; the router refuses it. To
+    // dead-letter it, track it as a transaction of its own ending at the message: everything
+    // the server sent before it is ahead of it in the tracker.
+    try {
+        router_.route_message(message, {message.lsn, 0, 0});
+        throw ProtocolError("pgoutput: the router accepted a non-transactional message");
+    } catch (const router::InvalidRowError& e) {
+        open_context_ = {message.lsn, 0, 0};
+        open_txn_ = tracker_.begin_transaction({message.lsn, 0, 0});
+        try {
+            reject(e, source, "", "route", {});
+        } catch (...) {
+            tracker_.abandon_open_transaction();
+            open_txn_.reset();
+            throw;
+        }
+        tracker_.commit_transaction(*open_txn_, message.lsn);
+        open_txn_.reset();
+    }
 }
 
-void Pipeline::publish(const router::OutboxRecord& record) {
-    producer_.produce(record, *open_txn_);
+void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source) {
+    const EventTag tag{*open_txn_, source, false};
+    const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        tracker_.event_sent(*open_txn_);
+        inflight_bytes_ += kafka::record_size(record);
+        return;
+    }
+    const std::string cause = std::string("Kafka refused the record: ") + rd_kafka_err2str(error);
+    const router::InvalidRowError refused(sources_[source] + ", transaction committing at LSN " +
+                                              format_lsn(open_context_.commit_lsn) + ": topic \"" +
+                                              std::string(record.topic) + "\": " + cause,
+                                          sources_[source], owned(record.key), owned(record.value), std::nullopt);
+    if (!kafka::is_record_error(error)) throw DefiniteError(refused.what());
+    reject(refused, source, std::string(record.topic), "produce", headers_of(record));
+}
+
+// errors.tolerance: none stops the router; all dead-letters the event or skips it.
+void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
+                      const std::string& stage,
+                      HeaderList headers) {
+    if (config_.errors_tolerance == config::ErrorTolerance::none) throw error;
+    if (config_.dead_letter_topic.empty()) {
+        log::warn(std::string("skipping an event that cannot be delivered (errors.tolerance: all): ") + error.what());
+        return;
+    }
+    log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + error.what());
+    const DeadLetter letter(config_.dead_letter_topic, error.key, error.value, std::move(headers), original_topic, stage,
+                            error.what(),
+                            {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
+    const EventTag tag{*open_txn_, source, true};
+    const auto record = letter.record();
+    const rd_kafka_resp_err_t refused = producer_->produce(record, tag.encode());
+    if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
+        throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
     tracker_.event_sent(*open_txn_);
+    inflight_bytes_ += kafka::record_size(record);
 }
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
-    if (report.error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
-        if (delivery_failure_.empty())
-            delivery_failure_ = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
-                                rd_kafka_err2str(report.error);
+    const EventTag tag = EventTag::decode(report.tag);
+    if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
+    if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        inflight_bytes_ -= std::min(inflight_bytes_, report.size);
+        tracker_.event_delivered(tag.txn);
         return;
     }
-    tracker_.event_delivered(report.tag);
+    const std::string cause = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
+                              rd_kafka_err2str(report.error);
+    const bool poison = !tag.dead_letter && config_.errors_tolerance == config::ErrorTolerance::all &&
+                        kafka::is_record_error(report.error);
+    if (!poison) {
+        // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
+        if (delivery_failure_.empty()) delivery_failure_ = cause;
+        return;
+    }
+    inflight_bytes_ -= std::min(inflight_bytes_, report.size);
+    const auto& info = tracker_.info(tag.txn);
+    const std::string what = sources_[tag.source] + ", transaction committing at LSN " + format_lsn(info.commit_lsn) +
+                             ": " + cause;
+    if (config_.dead_letter_topic.empty()) {
+        log::warn("skipping an event that cannot be delivered (errors.tolerance: all): " + what);
+        tracker_.event_delivered(tag.txn);
+        return;
+    }
+    // Produced after serve() returns (never from inside librdkafka's callback); the dead letter
+    // takes over the original's place in the transaction's count.
+    const auto* message = report.message;
+    log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + what);
+    dead_letters_to_send_.emplace_back(
+        EventTag{tag.txn, tag.source, true}.encode(),
+        DeadLetter(config_.dead_letter_topic,
+                   message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
+                   message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
+                   headers_of(message), std::string(report.topic), "produce", what,
+                   {sources_[tag.source], info.commit_lsn, info.xid, info.commit_time_ms}));
+}
+
+void Pipeline::send_dead_letters() {
+    for (const auto& [tag, letter] : dead_letters_to_send_) {
+        const auto record = letter.record();
+        const rd_kafka_resp_err_t refused = producer_->produce(record, tag);
+        if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
+            throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
+        inflight_bytes_ += kafka::record_size(record);
+    }
+    dead_letters_to_send_.clear();
 }
 
 void Pipeline::check_kafka_health() const {
+    if (const auto fatal = producer_->fatal_error(); !fatal.empty())
+        throw ProducerFailed("kafka: fatal producer error: " + fatal);
     if (!delivery_failure_.empty())
         throw DefiniteError(delivery_failure_ + "; confirmed up to " + format_lsn(tracker_.confirmed_lsn()) +
                             " and nothing past it");
-    if (const auto fatal = producer_.fatal_error(); !fatal.empty())
-        throw DefiniteError("kafka: fatal producer error: " + fatal);
 }
 
-void Pipeline::confirm_to_postgres(bool reply_requested) {
+void Pipeline::confirm_to_postgres() {
     const Lsn flushed = tracker_.confirmed_lsn();
     // write = flush on purpose: the walsender pings with a keepalive only while the client's
     // write position is behind what it sent, and those keepalives are what let an idle outbox
     // confirm past WAL that other tables wrote.
-    stream_->send_status_update(flushed, flushed, reply_requested);
+    stream_->send_status_update(flushed, flushed, false);
     if (flushed != last_sent_flush_) log::debug("confirmed " + format_lsn(flushed) + " to PostgreSQL");
     last_sent_flush_ = flushed;
     next_status_update_ = Clock::now() + status_interval_;
@@ -226,13 +454,18 @@ void Pipeline::drain_and_stop() {
     log::info("stopping: waiting up to " + std::to_string(config_.shutdown_timeout_ms) + " ms for " +
               std::to_string(tracker_.events_in_flight()) + " events in flight");
     const auto deadline = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-    while (tracker_.events_in_flight() > 0 && Clock::now() < deadline && delivery_failure_.empty())
-        producer_.serve(50);
+    bool delivered = true;
+    try {
+        while (tracker_.events_in_flight() > 0 && Clock::now() < deadline) serve_kafka(50);
+    } catch (const std::exception& e) {
+        delivered = false;
+        log::warn(std::string("stopping without waiting for the rest: ") + e.what());
+    }
     if (open_txn_) tracker_.abandon_open_transaction();
     open_txn_.reset();
     if (stream_) {
         try {
-            confirm_to_postgres(false);
+            confirm_to_postgres();
             stream_->finish();
         } catch (const TransientError& e) {
             log::warn(std::string("could not send the final status update: ") + e.what());
@@ -240,7 +473,7 @@ void Pipeline::drain_and_stop() {
     }
     log::info("stopped; confirmed " + format_lsn(tracker_.confirmed_lsn()) + ", " +
               std::to_string(tracker_.events_in_flight()) + " events still unacknowledged");
-    check_kafka_health();
+    if (!delivered && !delivery_failure_.empty()) check_kafka_health();
 }
 
 }  // namespace outbox::pipeline

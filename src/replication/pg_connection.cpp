@@ -22,6 +22,15 @@ PgConnection::PgConnection(const std::string& conninfo, Mode mode) {
         std::string error = last_error();
         PQfinish(conn_);
         conn_ = nullptr;
+        // Refused connections, timeouts and a server starting or stopping pass; wrong
+        // credentials, a missing role or database, or pg_hba rules do not.
+        static constexpr std::string_view kDefinite[] = {"password authentication failed", "no pg_hba.conf entry",
+                                                         "does not exist", "permission denied",
+                                                         "must be superuser or replication role",
+                                                         "invalid connection option", "missing \"=\"",
+                                                         "could not translate host name"};
+        for (const auto phrase : kDefinite)
+            if (error.find(phrase) != std::string::npos) throw DefiniteError("postgres: cannot connect: " + error);
         throw TransientError("postgres: cannot connect: " + error);
     }
 }

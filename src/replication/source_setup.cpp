@@ -33,7 +33,7 @@ bool SourceSetup::run(SourceState& state) {
     identify(state);
     check_wal_level();
     check_tables();
-    ensure_publication();
+    ensure_publication(state);
     ensure_slot(state);
     return ok_;
 }
@@ -91,12 +91,17 @@ void SourceSetup::check_tables() {
     }
 }
 
-void SourceSetup::ensure_publication() {
+void SourceSetup::ensure_publication(SourceState& state) {
     const auto& pg = config_.postgres;
     const std::string name = conn_.quote_literal(pg.publication_name);
     const auto exists = conn_.exec("SELECT pubinsert FROM pg_catalog.pg_publication WHERE pubname = " + name,
                                    "looking up publication " + pg.publication_name);
     if (PQntuples(exists.get()) == 0) {
+        if (state.publication_seen)
+            throw DefiniteError("postgres: publication \"" + pg.publication_name +
+                                "\" was dropped while the router was running; outbox rows written since were not "
+                                "published to this slot. Re-create the publication, check the outbox for events "
+                                "that must be re-sent, then restart the router");
         if (pg.publication_autocreate == config::PublicationAutocreate::disabled) {
             fail("postgres: publication \"" + pg.publication_name +
                  "\" does not exist and postgres.publication.autocreate.mode is disabled; create it with "
@@ -120,8 +125,10 @@ void SourceSetup::ensure_publication() {
         conn_.exec("CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) + " FOR TABLE " + tables,
                    "creating publication " + pg.publication_name);
         log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables);
+        state.publication_seen = true;
         return;
     }
+    state.publication_seen = true;
     if (value(exists, 0, 0) != "t")
         fail("postgres: publication \"" + pg.publication_name + "\" does not publish INSERTs (publish = 'insert' needed)");
     for (const auto& table : pg.tables) {
@@ -143,6 +150,11 @@ void SourceSetup::ensure_slot(SourceState& state) {
         "WHERE slot_name = " + conn_.quote_literal(slot);
     auto result = conn_.exec(query, "looking up replication slot " + slot);
     if (PQntuples(result.get()) == 0) {
+        if (state.slot_seen)
+            throw DefiniteError("postgres: replication slot \"" + slot +
+                                "\" was dropped while the router was running; the WAL it held is gone, so events "
+                                "committed since the last confirmed position may be lost. Check the outbox for "
+                                "events that must be re-sent, then restart the router to create a new slot");
         if (mode_ == Mode::check) {
             const auto role = conn_.exec(
                 "SELECT rolreplication OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user",
@@ -187,6 +199,7 @@ void SourceSetup::ensure_slot(SourceState& state) {
         return;
     }
     state.slot_confirmed_lsn = parse_lsn(value(result, 0, 3)).value_or(0);
+    state.slot_seen = true;
     pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(state.slot_confirmed_lsn) + ")");
 }
 

@@ -174,3 +174,23 @@ BOOST_AUTO_TEST_CASE(randomised_reports_confirm_exactly_the_contiguous_delivered
         }
     }
 }
+
+BOOST_AUTO_TEST_CASE(discarded_transactions_are_forgotten_and_recognisable) {
+    AckTracker tracker;
+    const auto t1 = committed(tracker, 1, 100);
+    tracker.event_delivered(t1);
+    const auto t2 = committed(tracker, 2, 200);
+    tracker.discard_pending();  // the producer was replaced; the stream replays from 100
+    BOOST_TEST(tracker.discarded(t2));
+    BOOST_TEST(tracker.events_in_flight() == 0u);
+    BOOST_TEST(tracker.confirmed_lsn() == 100u);
+    const auto replay = tracker.begin_transaction({150, 7, 1234});
+    BOOST_TEST(!tracker.discarded(replay));
+    BOOST_TEST(replay > t2);
+    BOOST_TEST(tracker.info(replay).xid == 7u);
+    BOOST_TEST(tracker.info(replay).commit_time_ms == 1234);
+    tracker.event_sent(replay);
+    tracker.commit_transaction(replay, 200);
+    tracker.event_delivered(replay);
+    BOOST_TEST(tracker.confirmed_lsn() == 200u);
+}

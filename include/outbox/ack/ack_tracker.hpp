@@ -19,8 +19,16 @@ class AckTracker {
 public:
     using TxnId = std::uint64_t;
 
+    // What the router remembers of a transaction while its events are in flight.
+    struct TxnInfo {
+        Lsn commit_lsn = 0;  // of the commit record, from BEGIN
+        std::uint32_t xid = 0;
+        std::int64_t commit_time_ms = 0;
+    };
+
     // A transaction's first message arrived (BEGIN). Returns its id for tagging its events.
-    TxnId begin_transaction();
+    TxnId begin_transaction(const TxnInfo& info);
+    TxnId begin_transaction() { return begin_transaction(TxnInfo{}); }
 
     // One event of the open transaction was handed to Kafka.
     void event_sent(TxnId txn);
@@ -52,8 +60,17 @@ public:
     // Resume point after (re)connecting: the slot's confirmed position as the server reports it.
     void reset_confirmed(Lsn lsn);
 
+    // Forgets every pending transaction (the producer that carried their events is gone and the
+    // stream will replay them). Ids keep counting, so late reports for them are recognisable.
+    void discard_pending();
+    // Whether `txn` was forgotten by discard_pending() (its reports must be ignored).
+    bool discarded(TxnId txn) const { return txn < first_id_; }
+
+    const TxnInfo& info(TxnId txn) const;
+
 private:
     struct Transaction {
+        TxnInfo info;
         std::size_t undelivered = 0;
         Lsn end_lsn = 0;
         bool committed = false;

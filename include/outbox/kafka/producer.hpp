@@ -18,7 +18,17 @@ struct DeliveryReport {
     std::string_view topic;
     std::int32_t partition = -1;
     std::int64_t offset = -1;
+    std::size_t size = 0;  // key + value bytes
+    const rd_kafka_message_t* message = nullptr;  // the record, for a dead-letter copy; valid in the callback only
 };
+
+// Kafka errors that belong to one record rather than to the cluster: retrying will never
+// deliver it, but the records after it are fine (a "poison" record).
+bool is_record_error(rd_kafka_resp_err_t error);
+
+inline std::size_t record_size(const router::OutboxRecord& record) {
+    return (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
+}
 
 // The librdkafka producer. Delivery reports are handed to `on_delivery` from serve(), on the
 // caller's thread; wakeup_fd() becomes readable when reports are waiting, so one poll() loop
@@ -35,8 +45,10 @@ public:
     Producer& operator=(const Producer&) = delete;
     ~Producer();
 
-    // Hands one record to librdkafka; its delivery report will carry `tag`.
-    void produce(const router::OutboxRecord& record, std::uint64_t tag);
+    // Hands one record to librdkafka; its delivery report will carry `tag`. Waits (serving
+    // reports) while librdkafka's queue is full. Returns librdkafka's error when the record is
+    // refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
+    rd_kafka_resp_err_t produce(const router::OutboxRecord& record, std::uint64_t tag);
 
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
     void serve(int timeout_ms);

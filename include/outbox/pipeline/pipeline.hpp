@@ -5,11 +5,14 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/producer.hpp"
 #include "outbox/pgoutput/decoder.hpp"
+#include "outbox/pipeline/dead_letter.hpp"
+#include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/router/outbox_router.hpp"
@@ -27,49 +30,69 @@ public:
     Pipeline(const config::Config& config, const std::string& bootstrap_servers);
 
     // Streams until ShutdownSignal is requested (returns normally after a clean stop) or a
-    // definite error (throws DefiniteError). Connection losses are retried with backoff.
+    // definite error (throws DefiniteError). Connection losses and fatal producer errors are
+    // recovered: reconnect with backoff, replay from the slot.
     void run();
 
 private:
     using Clock = std::chrono::steady_clock;
+    using TxnId = ack::AckTracker::TxnId;
 
     struct RelationEntry {
         std::shared_ptr<const router::BoundTable> outbox;  // null: not an outbox table
+        std::uint16_t source = 0;
     };
 
     void connect();
     void stream();
+    void recover_from_producer_failure(const std::string& reason);
+    void wait_before_reconnecting(std::chrono::milliseconds delay);
+    void serve_kafka(int timeout_ms);
+    bool saturated() const;
     void process_frame(std::span<const char> frame);
     void process_message(const pgoutput::Message& message, Lsn wal_position);
+    void on_begin(const pgoutput::Begin& begin);
+    void on_commit(const pgoutput::Commit& commit, Lsn wal_position);
     void on_relation(const pgoutput::Relation& relation);
     void on_insert(const pgoutput::Insert& insert);
     void on_update(const pgoutput::Update& update);
     void on_message(const pgoutput::LogicalMessage& message);
-    void publish(const router::OutboxRecord& record);
+    void publish(const router::OutboxRecord& record, std::uint16_t source);
+    void reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
+                const std::string& stage, HeaderList headers);
     void on_delivery(const kafka::DeliveryReport& report);
-    void confirm_to_postgres(bool reply_requested);
+    void send_dead_letters();
     void check_kafka_health() const;
+    void confirm_to_postgres();
     void drain_and_stop();
+    std::uint16_t source_index(const std::string& name);
     const RelationEntry& relation(std::uint32_t relid) const;
+    std::unique_ptr<kafka::Producer> make_producer();
 
     const config::Config& config_;
+    const std::string bootstrap_servers_;
     std::chrono::milliseconds status_interval_;
     ack::AckTracker tracker_;
     router::OutboxRouter router_;
-    kafka::Producer producer_;
+    std::unique_ptr<kafka::Producer> producer_;
     pgoutput::Decoder decoder_;
     std::unique_ptr<replication::ReplicationStream> stream_;
+    std::unique_ptr<replication::Heartbeat> heartbeat_;
     replication::SourceState source_;
     std::unordered_map<std::uint32_t, RelationEntry> relations_;
+    std::vector<std::string> sources_;  // tag source index → table or message prefix
 
     // The transaction being received (between BEGIN and COMMIT).
-    std::optional<ack::AckTracker::TxnId> open_txn_;
+    std::optional<TxnId> open_txn_;
+    bool open_txn_delivered_before_ = false;  // replayed after a reconnect: publish nothing
     router::TransactionContext open_context_;
 
     Lsn received_lsn_ = 0;
     Lsn last_sent_flush_ = 0;
     Clock::time_point next_status_update_{};
-    std::string delivery_failure_;  // first permanent delivery error, if any
+    std::size_t inflight_bytes_ = 0;
+    std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
+    std::string delivery_failure_;  // first delivery error that stops the router, if any
 };
 
 }  // namespace outbox::pipeline

@@ -23,6 +23,10 @@ struct SourceState {
     int wal_sender_timeout_ms = 60000;  // 0 means disabled
     bool slot_created = false;
     Lsn slot_confirmed_lsn = 0;
+    // Set once this process has seen them: if either disappears later, events may be gone,
+    // and re-creating it silently would hide that.
+    bool slot_seen = false;
+    bool publication_seen = false;
 };
 
 // Validates (and, when allowed, creates) what the router needs on the PostgreSQL side, on the
@@ -47,7 +51,7 @@ private:
     void identify(SourceState& state);
     void check_wal_level();
     void check_tables();
-    void ensure_publication();
+    void ensure_publication(SourceState& state);
     void ensure_slot(SourceState& state);
     void fail(const std::string& message);
     void pass(const std::string& message);

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace outbox::replication {
+
+// Debezium's heartbeat.action.query: runs a statement on the source database at a fixed
+// interval, on a connection of its own and in a thread of its own so a slow or unreachable
+// database never stalls the stream. The default statement writes a transactional logical
+// decoding message, which the slot decodes as an (empty) transaction that the router confirms:
+// the slot advances even when the only WAL on the server comes from other databases.
+class Heartbeat {
+public:
+    Heartbeat(std::string conninfo, std::string query, std::chrono::milliseconds interval);
+    ~Heartbeat();
+    Heartbeat(const Heartbeat&) = delete;
+    Heartbeat& operator=(const Heartbeat&) = delete;
+
+private:
+    void run();
+
+    std::string conninfo_;
+    std::string query_;
+    std::chrono::milliseconds interval_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace outbox::replication
