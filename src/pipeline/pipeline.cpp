@@ -147,6 +147,7 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
     inflight_bytes_ = 0;
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
+    producer_failure_.clear();
     producer_ = make_producer();
 }
 
@@ -391,10 +392,13 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     }
     const std::string cause = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
                               rd_kafka_err2str(report.error);
-    const bool poison = !tag.dead_letter && config_.errors_tolerance == config::ErrorTolerance::all &&
-                        kafka::is_record_error(report.error);
-    if (!poison) {
-        // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
+    // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
+    if (!kafka::is_record_error(report.error)) {
+        // Not about this record (timed out, epoch fenced, ...): the producer replays it.
+        if (producer_failure_.empty()) producer_failure_ = cause;
+        return;
+    }
+    if (tag.dead_letter || config_.errors_tolerance == config::ErrorTolerance::none) {
         if (delivery_failure_.empty()) delivery_failure_ = cause;
         return;
     }
@@ -434,6 +438,7 @@ void Pipeline::send_dead_letters() {
 void Pipeline::check_kafka_health() const {
     if (const auto fatal = producer_->fatal_error(); !fatal.empty())
         throw ProducerFailed("kafka: fatal producer error: " + fatal);
+    if (!producer_failure_.empty()) throw ProducerFailed(producer_failure_);
     if (!delivery_failure_.empty())
         throw DefiniteError(delivery_failure_ + "; confirmed up to " + format_lsn(tracker_.confirmed_lsn()) +
                             " and nothing past it");

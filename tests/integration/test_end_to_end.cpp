@@ -13,24 +13,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Outbox rows whose payload carries the key's sequence number, so order can be checked.
-std::string insert_rows(int first, int count, int keys, const std::string& type = "Order") {
-    std::string sql = "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES ";
-    for (int i = first; i < first + count; ++i) {
-        if (i != first) sql += ", ";
-        sql += "(md5('" + std::to_string(i) + "')::uuid, '" + type + "', 'key-" + std::to_string(i % keys) +
-               "', 'Created', '{\"seq\": " + std::to_string(i) + "}')";
-    }
-    return sql;
-}
-
-int seq_of(const std::string& value) { return std::stoi(value.substr(value.find(':') + 1)); }
-
 // Per key, the sequence numbers must rise in the order Kafka holds them.
 void check_per_key_order(const std::vector<ConsumedRecord>& records) {
     std::map<std::string, int> last;
     for (const auto& r : records) {
-        const int seq = seq_of(r.value.value());
+        const int seq = seq_of(r);
         auto [it, fresh] = last.emplace(r.key.value(), seq);
         if (!fresh) {
             BOOST_TEST(seq > it->second, "key " << r.key.value() << ": " << seq << " after " << it->second);
@@ -49,7 +36,7 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
 
     int next = 0;
     // Many transactions with multi-row INSERTs (ids 0..1999).
-    for (int t = 0; t < 40; ++t, next += 50) sql.exec("BEGIN; " + insert_rows(next, 50, 7) + "; COMMIT;");
+    for (int t = 0; t < 40; ++t, next += 50) sql.exec("BEGIN; " + outbox_rows_sql(next, 50, 7) + "; COMMIT;");
     // COPY (ids 2000..2499).
     sql.exec("CREATE TEMP TABLE staging AS SELECT md5(i::text)::uuid AS id, 'Order'::text AS aggregatetype, "
              "'key-' || (i % 7) AS aggregateid, 'Created'::text AS type, ('{\"seq\": ' || i || '}')::jsonb AS payload "
@@ -71,21 +58,21 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
     }
     next = 2500;
     // Insert and delete in one transaction (ids 2500..2599): published once, delete skipped.
-    sql.exec("BEGIN; " + insert_rows(next, 100, 7) + "; DELETE FROM outbox WHERE (payload->>'seq')::int >= 2500; COMMIT;");
+    sql.exec("BEGIN; " + outbox_rows_sql(next, 100, 7) + "; DELETE FROM outbox WHERE (payload->>'seq')::int >= 2500; COMMIT;");
     next += 100;
     // Rolled back: never published.
-    sql.exec("BEGIN; " + insert_rows(90000, 10, 7) + "; ROLLBACK;");
+    sql.exec("BEGIN; " + outbox_rows_sql(90000, 10, 7) + "; ROLLBACK;");
     // Writes to another table and an UPDATE of an outbox row: ignored.
     sql.exec("INSERT INTO orders SELECT g, 'c', g FROM generate_series(1, 500) g");
     sql.exec("UPDATE outbox SET type = 'Changed' WHERE (payload->>'seq')::int = 3");
     // A second aggregate type goes to its own topic.
-    sql.exec(insert_rows(5000, 5, 2, "Customer"));
+    sql.exec(outbox_rows_sql(5000, 5, 2, "Customer"));
     const int expected_orders = next;
 
     const auto orders = read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Order", expected_orders);
     BOOST_TEST(orders.size() == static_cast<std::size_t>(expected_orders));
     std::set<int> seen;
-    for (const auto& r : orders) seen.insert(seq_of(r.value.value()));
+    for (const auto& r : orders) seen.insert(seq_of(r));
     BOOST_TEST(seen.size() == static_cast<std::size_t>(expected_orders));
     BOOST_TEST(*seen.rbegin() == expected_orders - 1);
     check_per_key_order(orders);
@@ -95,7 +82,7 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
                                    "(extract(epoch from now()) * 1000)::bigint FROM outbox WHERE (payload->>'seq')::int = 42");
     bool found = false;
     for (const auto& r : orders) {
-        if (seq_of(*r.value) != 42) continue;
+        if (seq_of(r) != 42) continue;
         found = true;
         BOOST_TEST(*r.value == expected[0][1]);
         BOOST_TEST(r.header("id").value() == expected[0][0]);
@@ -123,7 +110,7 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
     RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: gate.events\n"));
     BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
 
-    sql.exec(insert_rows(0, 1, 1));
+    sql.exec(outbox_rows_sql(0, 1, 1));
     BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 1).size() == 1u);
     const auto before = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= before; }, 30s));
@@ -131,7 +118,7 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
     // Every broker down: the next event cannot be acknowledged.
     auto* mock = kafka_cluster().mock();
     for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_down(mock, broker);
-    sql.exec(insert_rows(1, 1, 1));
+    sql.exec(outbox_rows_sql(1, 1, 1));
     const auto held_commit_end = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     // Writes elsewhere keep the server sending keepalives past the held transaction.
     for (int i = 0; i < 20; ++i) {
@@ -164,7 +151,7 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
     std::thread writer([&] {
         Sql sql(postgres().conninfo(db));
         for (int t = 0; t < kTransactions; ++t)
-            sql.exec("BEGIN; " + insert_rows(t * kRowsPerTransaction, kRowsPerTransaction, 11) + "; COMMIT;");
+            sql.exec("BEGIN; " + outbox_rows_sql(t * kRowsPerTransaction, kRowsPerTransaction, 11) + "; COMMIT;");
     });
     int restarts = 0;
     for (int round = 0; round < 3; ++round) {
@@ -178,7 +165,7 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
     const std::size_t total = kTransactions * kRowsPerTransaction;
     const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 120s);
     std::set<int> seen;
-    for (const auto& r : records) seen.insert(seq_of(r.value.value()));
+    for (const auto& r : records) seen.insert(seq_of(r));
     BOOST_TEST(seen.size() == total);  // every committed row, at least once
     if (seen.size() != total) BOOST_TEST_MESSAGE(final_router.output());
     BOOST_TEST_MESSAGE("restarts: " << restarts << ", records: " << records.size() << ", duplicates: "

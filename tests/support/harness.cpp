@@ -43,6 +43,27 @@ std::string router_config(const std::string& database, const std::string& postgr
            top_extra;
 }
 
+std::string outbox_rows_sql(int first, int count, int keys, const std::string& type) {
+    std::string sql = "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES ";
+    for (int i = first; i < first + count; ++i) {
+        if (i != first) sql += ", ";
+        sql += "(md5('" + std::to_string(i) + "')::uuid, '" + type + "', 'key-" + std::to_string(i % keys) +
+               "', 'Created', '{\"seq\": " + std::to_string(i) + "}')";
+    }
+    return sql;
+}
+
+int seq_of(const ConsumedRecord& record) {
+    const std::string& value = record.value.value();
+    return std::stoi(value.substr(value.find("\"seq\":") + 6));
+}
+
+long peak_rss_kib(int pid) {
+    const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+    const auto at = status.find("VmHWM:");
+    return at == std::string::npos ? -1 : std::stol(status.substr(at + 6));
+}
+
 std::uint64_t lsn_value(const std::string& text) { return parse_lsn(text).value_or(0); }
 
 std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot) {

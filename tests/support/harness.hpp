@@ -23,6 +23,14 @@ std::string create_outbox_database(const std::string& prefix);
 std::string router_config(const std::string& database, const std::string& postgres_extra = "",
                           const std::string& top_extra = "", const std::string& outbox_section = "");
 
+// INSERT of outbox rows first..first+count-1 of aggregate `type`: id md5(seq), key
+// "key-<seq % keys>", payload {"seq": <seq>} so tests can check order and completeness.
+std::string outbox_rows_sql(int first, int count, int keys, const std::string& type = "Order");
+int seq_of(const ConsumedRecord& record);  // the payload's "seq"
+
+// A router process's peak and current resident memory in KiB (VmHWM, VmRSS).
+long peak_rss_kib(int pid);
+
 // The slot's confirmed_flush_lsn as a number (0 when the slot is missing).
 std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot);
 std::uint64_t lsn_value(const std::string& text);

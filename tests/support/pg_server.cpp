@@ -115,6 +115,21 @@ void PgServer::restart() {
                  " -m fast -w -t 60 restart >/dev/null");
 }
 
+void PgServer::stop() {
+    run_as_owner(bin_dir_ + "/pg_ctl -D " + shell_quote(data_dir_) + " -m fast -w -t 60 stop >/dev/null");
+}
+
+void PgServer::start() {
+    run_as_owner(bin_dir_ + "/pg_ctl -D " + shell_quote(data_dir_) + " -l " + shell_quote(base_dir_ + "/server.log") +
+                 " -w -t 60 start >/dev/null");
+}
+
+void PgServer::set(const std::string& name, const std::string& value) {
+    Sql sql(conninfo("postgres"));
+    sql.exec("ALTER SYSTEM SET " + name + " = '" + value + "'");
+    sql.exec("SELECT pg_reload_conf()");
+}
+
 std::string PgServer::conninfo(const std::string& database) const {
     return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=" + database;
 }

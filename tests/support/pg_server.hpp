@@ -26,6 +26,10 @@ public:
     std::string create_database(const std::string& prefix);
 
     void restart();  // pg_ctl restart
+    void stop();     // pg_ctl stop -m fast
+    void start();
+    // ALTER SYSTEM SET name = value, then reload the configuration.
+    void set(const std::string& name, const std::string& value);
     std::string data_dir() const { return data_dir_; }
 
 private:

@@ -26,6 +26,7 @@ public:
     bool running();
     std::string output() const;
     std::string config_path() const { return config_path_; }
+    int pid() const { return pid_; }
 
 private:
     pid_t pid_ = -1;

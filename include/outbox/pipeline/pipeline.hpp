@@ -92,7 +92,8 @@ private:
     Clock::time_point next_status_update_{};
     std::size_t inflight_bytes_ = 0;
     std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
-    std::string delivery_failure_;  // first delivery error that stops the router, if any
+    std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
+    std::string producer_failure_;  // first delivery error not about its record: replace the producer
 };
 
 }  // namespace outbox::pipeline
