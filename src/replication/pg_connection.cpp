@@ -39,13 +39,17 @@ PgConnection::~PgConnection() {
     if (conn_) PQfinish(conn_);
 }
 
-std::string PgConnection::last_error() const {
-    std::string error = conn_ ? PQerrorMessage(conn_) : "no connection";
-    while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
-    for (auto& c : error)
-        if (c == '\n') c = ' ';
-    return error;
+std::string one_line(std::string message) {
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    std::string line;
+    for (const char c : message) {
+        if (c == '\n') line += "; ";
+        else if (c != '\t') line += c;
+    }
+    return line;
 }
+
+std::string PgConnection::last_error() const { return one_line(conn_ ? PQerrorMessage(conn_) : "no connection"); }
 
 PgResult PgConnection::exec(const std::string& sql, std::string_view what) const {
     PgResult result(PQexec(conn_, sql.c_str()));

@@ -55,11 +55,11 @@ void ReplicationStream::stream_ended() {
     PgResult result(PQgetResult(connection_.raw()));
     if (result && PQresultStatus(result.get()) == PGRES_FATAL_ERROR) {
         const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-        std::string message = PQresultErrorMessage(result.get());
-        while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+        const std::string message = one_line(PQresultErrorMessage(result.get()));
         if (sqlstate && std::string_view(sqlstate).starts_with("57"))
             throw TransientError("postgres: replication stream ended: " + message);
-        throw DefiniteError("postgres: replication stream ended with an error: " + message);
+        throw DefiniteError("postgres: replication stream ended with an error: " + message +
+                            " (the slot was not confirmed past it; see the runbook in docs/operations.md)");
     }
     throw TransientError("postgres: the server ended the replication stream");
 }

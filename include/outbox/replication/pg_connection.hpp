@@ -13,6 +13,9 @@ struct PgResultDeleter {
 };
 using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
 
+// libpq's multi-line messages ("ERROR: ...\nCONTEXT: ...") as one line for logs and exit causes.
+std::string one_line(std::string message);
+
 // One libpq connection, closed on destruction.
 class PgConnection {
 public:

@@ -1,0 +1,202 @@
+#define BOOST_TEST_MODULE postgres_outages
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace outbox::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+std::string last_line(std::string text) {
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text.substr(text.rfind('\n') + 1);
+}
+
+std::size_t distinct_sequences(const std::string& topic, std::size_t expected) {
+    std::set<int> seen;
+    for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), topic, expected, 120s)) seen.insert(seq_of(r));
+    return seen.size();
+}
+
+const std::string kFastReconnect = "  reconnect.backoff.max.ms: 1000\n";
+
+std::string config_for(const std::string& db, const std::string& topic, const std::string& top_extra = "") {
+    return router_config(db, kFastReconnect, top_extra, "outbox:\n  route.topic.replacement: " + topic + "\n");
+}
+
+void wait_streaming(RouterProcess& router, int times = 1) {
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto out = router.output();
+            int found = 0;
+            for (auto at = out.find("streaming from slot"); at != std::string::npos; at = out.find("streaming from slot", at + 1))
+                ++found;
+            return found >= times;
+        },
+        60s));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(walsender_terminated_mid_stream_reconnects_and_loses_nothing) {
+    const auto db = create_outbox_database("terminate");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), config_for(db, "terminate.events"));
+    wait_streaming(router);
+    std::thread writer([&] {
+        Sql w(postgres().conninfo(db));
+        for (int t = 0; t < 100; ++t) w.exec("BEGIN; " + outbox_rows_sql(t * 50, 50, 9) + "; COMMIT;");
+    });
+    for (int i = 0; i < 3; ++i) {
+        std::this_thread::sleep_for(400ms);
+        sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db +
+                 "' AND active_pid IS NOT NULL");
+    }
+    writer.join();
+    BOOST_TEST(distinct_sequences("terminate.events", 5000) == 5000u);
+    BOOST_TEST(contains(router.output(), "reconnecting"));
+    BOOST_TEST(router.running());
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(server_restart_and_connection_refused_at_start_are_retried) {
+    const auto db = create_outbox_database("restart");
+    {
+        Sql sql(postgres().conninfo(db));
+        RouterProcess router(work_dir(), config_for(db, "pgrestart.events"));
+        wait_streaming(router);
+        sql.exec(outbox_rows_sql(0, 100, 9));
+        BOOST_REQUIRE(distinct_sequences("pgrestart.events", 100) == 100u);
+        postgres().restart();
+        Sql after(postgres().conninfo(db));
+        after.exec(outbox_rows_sql(100, 100, 9));
+        BOOST_TEST(distinct_sequences("pgrestart.events", 200) == 200u);
+        wait_streaming(router, 2);
+        BOOST_TEST(router.stop(SIGTERM) == 0);
+    }
+    // Started while the server is down: it keeps trying and streams once the server is back.
+    postgres().stop();
+    RouterProcess router(work_dir(), config_for(db, "pgrestart.events"));
+    BOOST_TEST(wait_until([&] { return contains(router.output(), "Connection refused"); }, 30s));
+    BOOST_TEST(router.running());
+    postgres().start();
+    wait_streaming(router);
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(200, 100, 9));
+    BOOST_TEST(distinct_sequences("pgrestart.events", 300) == 300u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(standby_on_the_same_slot_takes_over_when_the_active_router_dies) {
+    const auto db = create_outbox_database("standby");
+    Sql sql(postgres().conninfo(db));
+    const auto config = config_for(db, "standby.events");
+    RouterProcess active(work_dir(), config);
+    wait_streaming(active);
+    RouterProcess standby(work_dir(), config);
+    BOOST_TEST(wait_until([&] { return contains(standby.output(), "is active for PID"); }, 30s));
+    sql.exec(outbox_rows_sql(0, 100, 9));
+    BOOST_REQUIRE(distinct_sequences("standby.events", 100) == 100u);
+    BOOST_TEST(!contains(standby.output(), "streaming from slot"));
+
+    active.kill_hard();
+    const auto killed = std::chrono::steady_clock::now();
+    wait_streaming(standby);
+    const auto takeover = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed);
+    BOOST_TEST_MESSAGE("standby took over " << takeover.count() << " ms after the active router was killed "
+                                             "(reconnect.backoff.max.ms 1000)");
+    sql.exec(outbox_rows_sql(100, 100, 9));
+    BOOST_TEST(distinct_sequences("standby.events", 200) == 200u);
+    BOOST_TEST(standby.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_a_definite_error) {
+    const auto db = create_outbox_database("slotdrop");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), config_for(db, "slotdrop.events"));
+    wait_streaming(router);
+    // Terminate the walsender and drop the slot before the router reconnects.
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            try {
+                sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db +
+                         "' AND active_pid IS NOT NULL");
+                sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
+                return true;
+            } catch (const std::exception&) {
+                return false;
+            }
+        },
+        30s));
+    BOOST_TEST(router.wait(60s) == 1);
+    BOOST_TEST(contains(last_line(router.output()), "was dropped while the router was running"));
+    BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "0");
+}
+
+BOOST_AUTO_TEST_CASE(publication_dropped_while_running_is_a_definite_error) {
+    const auto db = create_outbox_database("pubdrop");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), config_for(db, "pubdrop.events"));
+    wait_streaming(router);
+    sql.exec("DROP PUBLICATION " + db);
+    sql.exec(outbox_rows_sql(0, 1, 1));
+    BOOST_TEST(router.wait(60s) == 1);
+    const auto line = last_line(router.output());
+    BOOST_TEST(contains(line, "publication"));
+    BOOST_TEST(contains(line, db));
+    BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_publication WHERE pubname = '" + db + "'") == "0");  // not re-created
+}
+
+BOOST_AUTO_TEST_CASE(invalidated_slot_is_a_definite_error) {
+    const auto db = create_outbox_database("lost");
+    Sql sql(postgres().conninfo(db));
+    {
+        RouterProcess router(work_dir(), config_for(db, "lost.events"));
+        wait_streaming(router);
+        BOOST_REQUIRE(router.stop(SIGTERM) == 0);
+    }
+    // While the router is away, the server removes WAL the slot still needs.
+    postgres().set("max_slot_wal_keep_size", "1MB");
+    for (int i = 0; i < 4; ++i) {
+        sql.exec("INSERT INTO orders SELECT g, 'x', g FROM generate_series(" + std::to_string(i * 20000 + 1) + ", " +
+                 std::to_string(i * 20000 + 20000) + ") g");
+        sql.exec("SELECT pg_switch_wal()");
+    }
+    sql.exec("CHECKPOINT");
+    const bool lost = wait_until(
+        [&] {
+            sql.exec("CHECKPOINT");
+            return sql.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "lost";
+        },
+        30s);
+    postgres().set("max_slot_wal_keep_size", "-1");
+    BOOST_REQUIRE(lost);
+    RouterProcess router(work_dir(), config_for(db, "lost.events"));
+    BOOST_TEST(router.wait(60s) == 1);
+    BOOST_TEST(contains(last_line(router.output()), "is invalidated (wal_status = lost)"));
+}
+
+BOOST_AUTO_TEST_CASE(passwords_never_reach_the_logs) {
+    const auto db = create_outbox_database("secret");
+    setenv("OUTBOX_TEST_PGPASSWORD", "s3cr3t-hunter2", 1);
+    auto config = config_for(db, "secret.events");
+    config.replace(config.find("user=postgres"), 13, "user=postgres password=${env:OUTBOX_TEST_PGPASSWORD}");
+    RouterProcess router(work_dir(), config);
+    wait_streaming(router);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+    // And when the connection fails, libpq's message must not carry it either.
+    auto unreachable = config;
+    const std::string port = std::to_string(postgres().port());
+    unreachable.replace(unreachable.find("port=" + port), 5 + port.size(), "port=" + std::to_string(free_loopback_port()));
+    RouterProcess failing(work_dir(), unreachable);
+    BOOST_TEST(wait_until([&] { return contains(failing.output(), "cannot connect"); }, 30s));
+    BOOST_TEST(failing.stop(SIGTERM) == 0);
+    BOOST_TEST(!contains(router.output() + failing.output(), "s3cr3t-hunter2"));
+}
