@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -8,6 +9,11 @@
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/embedded_cluster.hpp"
 #include "outbox/kafka/producer.hpp"
+#include "outbox/observability/endpoints.hpp"
+#include "outbox/observability/http_server.hpp"
+#include "outbox/observability/metrics.hpp"
+#include "outbox/observability/progress_log.hpp"
+#include "outbox/observability/slot_monitor.hpp"
 #include "outbox/pipeline/pipeline.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/source_setup.hpp"
@@ -133,16 +139,34 @@ int main(int argc, char** argv) {
         std::cerr << "outbox-router: " << e.what() << "\n";
         return kExitDefinite;
     }
+    outbox::log::set_level(config->log.level);
+    outbox::log::set_format(config->log.format);
     if (args->check) return run_checks(*config);
 
     outbox::pipeline::ShutdownSignal::install();
     try {
+        // Declared before the pipeline so that they outlive it: the pipeline writes the metrics.
+        outbox::observability::Metrics metrics;
+        std::optional<outbox::observability::HttpServer> http;
+        std::optional<outbox::observability::SlotMonitor> slot_monitor;
+        if (!config->metrics.listen.empty()) {
+            http.emplace(config->metrics.host, config->metrics.port,
+                         [&metrics](std::string_view method, std::string_view path) {
+                             return outbox::observability::handle_request(metrics, method, path);
+                         });
+            outbox::log::info("serving /metrics, /healthz and /readyz on " + config->metrics.listen);
+            slot_monitor.emplace(config->postgres.conninfo, config->postgres.slot_name, metrics);
+        }
+        const outbox::observability::ProgressLog progress(metrics,
+                                                          std::chrono::milliseconds(config->log.progress_interval_ms));
         const auto embedded = start_embedded_kafka(*config);
-        outbox::pipeline::Pipeline pipeline(*config, embedded ? embedded->bootstrap_servers() : "");
+        outbox::pipeline::Pipeline pipeline(*config, embedded ? embedded->bootstrap_servers() : "", metrics);
         pipeline.run();
         return kExitClean;
     } catch (const std::exception& e) {
-        std::cerr << "outbox-router: " << masked(e.what(), *config) << "\n";
+        // The last line names the cause, in the configured log format.
+        if (config->log.format == outbox::log::Format::json) outbox::log::error(masked(e.what(), *config));
+        else std::cerr << "outbox-router: " << masked(e.what(), *config) << "\n";
         return kExitDefinite;
     }
 }

@@ -72,7 +72,10 @@ void AckTracker::advance() {
     while (!pending_.empty()) {
         const auto& front = pending_.front();
         if (front.undelivered != 0 || !(front.committed || front.abandoned)) break;
-        if (front.committed) confirmed_ = std::max(confirmed_, front.end_lsn);
+        if (front.committed) {
+            confirmed_ = std::max(confirmed_, front.end_lsn);
+            ++transactions_confirmed_;
+        }
         pending_.pop_front();
         ++first_id_;
     }

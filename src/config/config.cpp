@@ -1,19 +1,24 @@
 #include "outbox/config/config.hpp"
 
+#include "outbox/router/placement_parser.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +30,12 @@ std::string Location::describe() const {
 
 std::string TableName::qualified() const {
     return schema + "." + name;
+}
+
+const OutboxSettings& OutboxSettings::for_table(const TableName& table) const {
+    for (const auto& table_override : table_overrides)
+        if (table_override.table == table) return table_override.settings;
+    return *this;
 }
 
 namespace {
@@ -246,24 +257,211 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                  {"publication.autocreate.mode", [&](const Entry& e) { pg.publication_autocreate = autocreate_mode(e); }},
                  {"table.include.list", [&](const Entry& e) { pg.tables = table_list(e); }},
                  {"status.update.interval.ms", [&](const Entry& e) { pg.status_update_interval_ms = integer_at_least(e, 1); }},
+                 {"heartbeat.interval.ms", [&](const Entry& e) { pg.heartbeat_interval_ms = integer_at_least(e, 0); }},
+                 {"heartbeat.action.query", [&](const Entry& e) { pg.heartbeat_action_query = non_empty_text(e); }},
+                 {"reconnect.backoff.max.ms", [&](const Entry& e) { pg.reconnect_backoff_max_ms = integer_at_least(e, 1); }},
              });
 }
 
-void read_outbox(const Entry& section, OutboxSettings& outbox) {
+// Lower-cased and trimmed, as Debezium reads its boolean and enumerated options.
+std::string option_word(const Entry& e) {
+    std::string word(trim(text_of(e)));
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    return word;
+}
+
+bool boolean_option(const Entry& e) {
+    const std::string word = option_word(e);
+    if (word == "true") return true;
+    if (word == "false") return false;
+    fail(e.location, e.key + ": expected true or false, got " + quoted(text_of(e)));
+}
+
+template <typename Enum>
+Enum enum_option(const Entry& e, std::initializer_list<std::pair<std::string_view, Enum>> choices) {
+    const std::string word = option_word(e);
+    std::string expected;
+    for (const auto& [name, value] : choices) {
+        if (word == name) return value;
+        expected += (expected.empty() ? "" : " or ") + std::string(name);
+    }
+    fail(e.location, e.key + ": expected " + expected + ", got " + quoted(text_of(e)));
+}
+
+// Debezium's comma-separated list, or a YAML sequence of items (each may itself be a comma list).
+std::string list_text(const Entry& e) {
+    if (!e.value.IsSequence()) return text_of(e);
+    std::string joined;
+    for (const YAML::Node& item : e.value) {
+        const Location where = location_of(e.location.file, item);
+        joined += (joined.empty() ? "" : ",") + scalar_at(item, e.key, where);
+    }
+    return joined;
+}
+
+std::vector<AdditionalField> additional_placements(const Entry& e) {
+    const std::string text = list_text(e);
+    if (trim(text).empty()) fail(e.location, e.key + ": must not be empty (leave the key out for no additional fields)");
+    try {
+        return router::parse_additional_placements(text);
+    } catch (const std::invalid_argument& problem) {
+        fail(e.location, e.key + ": " + problem.what());
+    }
+}
+
+// Absent or empty means logical decoding messages are not outbox events.
+std::vector<std::string> message_prefixes(const Entry& e) {
+    const std::string text = list_text(e);
+    std::vector<std::string> prefixes;
+    if (trim(text).empty()) return prefixes;
+    for (std::size_t start = 0;;) {
+        const std::size_t comma = text.find(',', start);
+        const std::string prefix(trim(std::string_view(text).substr(start, comma - start)));
+        if (prefix.empty()) fail(e.location, e.key + ": empty prefix in the list");
+        if (std::find(prefixes.begin(), prefixes.end(), prefix) != prefixes.end())
+            fail(e.location, e.key + ": prefix " + quoted(prefix) + " is listed more than once");
+        prefixes.push_back(prefix);
+        if (comma == std::string::npos) return prefixes;
+        start = comma + 1;
+    }
+}
+
+// Debezium keys that only act through Kafka Connect schemas or OpenTelemetry, which the router
+// has neither of. Accepted so that a pasted EventRouter configuration starts.
+const char* ignored_debezium_key(std::string_view name) {
+    if (name == "table.field.event.type")
+        return "Debezium no longer emits the event type by itself (DBZ-2014); to send it, add e.g. "
+               "type:header:eventType to table.fields.additional.placement";
+    if (name == "table.field.event.schema.version") return "it sets a Kafka Connect schema version, and the router writes no Connect schemas";
+    if (name.starts_with("tracing.")) return "the router creates no OpenTelemetry spans";
+    return nullptr;
+}
+
+const char* renamed_debezium_key(std::string_view name) {
+    if (name == "debezium.op.invalid.behavior") return "table.op.invalid.behavior";
+    if (name == "debezium.expand.json.payload") return "table.expand.json.payload";
+    return nullptr;
+}
+
+enum class OutboxScope { shared, table_override };
+
+// The options of one block: the outbox section itself (shared) or a table.overrides entry.
+void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outbox, OutboxScope scope) {
     const auto set = [](std::string& field) { return [&field](const Entry& e) { field = non_empty_text(e); }; };
-    dispatch(section_entries(section),
-             {
-                 {"route.by.field", set(outbox.route_by_field)},
-                 {"route.topic.regex",
-                  [&](const Entry& e) {
-                      outbox.route_topic_regex = non_empty_text(e);
-                      outbox.route_topic_regex_location = e.location;
-                  }},
-                 {"route.topic.replacement", set(outbox.route_topic_replacement)},
-                 {"table.field.event.id", set(outbox.field_event_id)},
-                 {"table.field.event.key", set(outbox.field_event_key)},
-                 {"table.field.event.payload", set(outbox.field_event_payload)},
-             });
+    const Entry* missing_spelling = nullptr;
+    const auto set_missing = [&](const Entry& e, MissingFieldBehavior behavior) {
+        if (missing_spelling)
+            fail(e.location, e.key + ": conflicts with " + missing_spelling->key + " (line " +
+                                 std::to_string(missing_spelling->location.line) + "); " +
+                                 "give only table.field.additional.missing");
+        missing_spelling = &e;
+        outbox.additional_missing = behavior;
+    };
+    std::vector<KeyHandler> handlers{
+        {"route.by.field", set(outbox.route_by_field)},
+        {"route.topic.regex",
+         [&](const Entry& e) {
+             outbox.route_topic_regex = non_empty_text(e);
+             outbox.route_topic_regex_location = e.location;
+         }},
+        {"route.topic.replacement",
+         [&](const Entry& e) {
+             outbox.route_topic_replacement = non_empty_text(e);
+             outbox.route_topic_replacement_location = e.location;
+         }},
+        {"route.tombstone.on.empty.payload", [&](const Entry& e) { outbox.route_tombstone_on_empty_payload = boolean_option(e); }},
+        {"table.field.event.id", set(outbox.field_event_id)},
+        {"table.field.event.key", set(outbox.field_event_key)},
+        {"table.field.event.payload", set(outbox.field_event_payload)},
+        {"table.field.event.timestamp", set(outbox.field_event_timestamp)},
+        {"table.fields.additional.placement", [&](const Entry& e) { outbox.additional_fields = additional_placements(e); }},
+        {"table.field.additional.missing",
+         [&](const Entry& e) {
+             set_missing(e, enum_option<MissingFieldBehavior>(
+                                e, {{"error", MissingFieldBehavior::error}, {"ignore", MissingFieldBehavior::ignore}}));
+         }},
+        {"table.fields.additional.error.on.missing",
+         [&](const Entry& e) {
+             set_missing(e, boolean_option(e) ? MissingFieldBehavior::error : MissingFieldBehavior::ignore);
+         }},
+        {"table.op.invalid.behavior",
+         [&](const Entry& e) {
+             outbox.op_invalid_behavior = enum_option<InvalidOpBehavior>(
+                 e, {{"warn", InvalidOpBehavior::warn}, {"error", InvalidOpBehavior::error}, {"fatal", InvalidOpBehavior::fatal}});
+         }},
+        {"table.expand.json.payload", [&](const Entry& e) { outbox.expand_json_payload = boolean_option(e); }},
+        {"table.json.payload.null.behavior",
+         [&](const Entry& e) {
+             outbox.json_null_behavior = enum_option<JsonNullBehavior>(
+                 e, {{"ignore", JsonNullBehavior::ignore}, {"optional_bytes", JsonNullBehavior::optional_bytes}});
+         }},
+        {"table.json.payload.empty.array.behavior",
+         [&](const Entry& e) {
+             outbox.json_empty_array_behavior = enum_option<JsonEmptyArrayBehavior>(
+                 e, {{"ignore", JsonEmptyArrayBehavior::ignore}, {"optional_string", JsonEmptyArrayBehavior::optional_string}});
+         }},
+    };
+    if (scope == OutboxScope::shared)
+        handlers.push_back({"message.prefix.include.list", [&](const Entry& e) { outbox.message_prefixes = message_prefixes(e); }});
+
+    for (const Entry& e : entries) {
+        const auto handler = std::find_if(handlers.begin(), handlers.end(),
+                                          [&](const KeyHandler& h) { return h.name == e.name; });
+        if (handler != handlers.end()) {
+            handler->apply(e);
+        } else if (const char* why = ignored_debezium_key(e.name)) {
+            log::warn(e.location.describe() + ": " + e.key + " is accepted for compatibility with Debezium but has no effect: " + why);
+        } else if (const char* new_name = renamed_debezium_key(e.name)) {
+            fail(e.location, e.key + ": Debezium renamed this option to " + new_name + " (and removed the old name in 2.0)");
+        } else if (scope == OutboxScope::table_override && (e.name == "message.prefix.include.list" || e.name == "table.overrides")) {
+            fail(e.location, e.key + ": applies to the whole outbox section and cannot be set per table");
+        } else {
+            std::string known;
+            for (const KeyHandler& h : handlers) known += (known.empty() ? "" : ", ") + std::string(h.name);
+            if (scope == OutboxScope::shared) known += ", table.overrides";
+            fail(e.location, e.key + ": unknown key (expected one of: " + known +
+                                 "; Debezium's table.field.event.type, table.field.event.schema.version and tracing.* "
+                                 "are accepted and ignored)");
+        }
+    }
+}
+
+// table.overrides maps schema.table to a block of options; each block starts from the shared
+// settings, so it only needs the keys that differ.
+void read_table_overrides(const Entry& e, OutboxSettings& outbox) {
+    if (e.value.IsNull()) return;
+    if (!e.value.IsMap()) fail(e.location, e.key + ": expected a mapping of schema.table to a block of options");
+    OutboxSettings shared = outbox;
+    shared.message_prefixes.clear();
+    for (const Entry& block : entries_of(e.value, e.key, e.location.file)) {
+        OutboxTableOverride table_override{table_name(block.name, e.key, block.location), shared, block.location};
+        for (const auto& earlier : outbox.table_overrides)
+            if (earlier.table == table_override.table)
+                fail(block.location, e.key + ": table " + table_override.table.qualified() + " is given twice (first at line " +
+                                         std::to_string(earlier.location.line) + ")");
+        if (!block.value.IsNull() && !block.value.IsMap())
+            fail(block.location, block.key + ": expected a block of outbox options");
+        const auto options = block.value.IsNull() ? std::vector<Entry>{} : entries_of(block.value, block.key, e.location.file);
+        read_outbox_options(options, table_override.settings, OutboxScope::table_override);
+        outbox.table_overrides.push_back(std::move(table_override));
+    }
+}
+
+void read_outbox(const Entry& section, OutboxSettings& outbox) {
+    // Errors about a default regex or replacement (e.g. a custom regex without the default's
+    // routedByValue group) point at the section.
+    outbox.route_topic_regex_location = outbox.route_topic_replacement_location = section.location;
+    const std::vector<Entry> entries = section_entries(section);
+    // Copies, never assignments: assigning a YAML::Node writes through to the node it refers to.
+    std::vector<Entry> options;
+    const Entry* overrides = nullptr;
+    for (const Entry& e : entries) {
+        if (e.name == "table.overrides") overrides = &e;
+        else options.push_back(e);
+    }
+    read_outbox_options(options, outbox, OutboxScope::shared);
+    // After the shared keys, wherever they stand in the file, so every override inherits all of them.
+    if (overrides) read_table_overrides(*overrides, outbox);
 }
 
 // Everything except embedded.brokers belongs to librdkafka, which validates names and values itself.
@@ -276,6 +474,56 @@ void read_kafka(const Entry& section, KafkaSettings& kafka) {
             kafka.properties.push_back({e.name, value, e.location});
         }
     }
+}
+
+ErrorTolerance error_tolerance(const Entry& e) {
+    const std::string value = text_of(e);
+    if (value == "none") return ErrorTolerance::none;
+    if (value == "all") return ErrorTolerance::all;
+    fail(e.location, e.key + ": expected none or all, got " + quoted(value));
+}
+
+// "host:port" or "[ipv6]:port". The port is required: scrapers need to know where to look.
+void read_metrics(const Entry& section, MetricsSettings& metrics) {
+    dispatch(section_entries(section),
+             {
+                 {"listen",
+                  [&](const Entry& e) {
+                      const std::string text = non_empty_text(e);
+                      const auto bad = [&] {
+                          fail(e.location, e.key + ": expected host:port (e.g. 127.0.0.1:9187 or [::1]:9187), got " + quoted(text));
+                      };
+                      const auto colon = text.rfind(':');
+                      if (colon == std::string::npos) bad();
+                      std::string host = text.substr(0, colon);
+                      if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+                      else if (host.find_first_of("[]:") != std::string::npos) bad();
+                      const std::string port_text = text.substr(colon + 1);
+                      unsigned port = 0;
+                      const char* end = port_text.data() + port_text.size();
+                      const auto [stop, error] = std::from_chars(port_text.data(), end, port);
+                      if (host.empty() || error != std::errc{} || stop != end || port == 0 || port > 65535) bad();
+                      metrics = {text, host, static_cast<std::uint16_t>(port), e.location};
+                  }},
+             });
+}
+
+void read_log(const Entry& section, LogSettings& settings) {
+    dispatch(section_entries(section),
+             {
+                 {"level",
+                  [&](const Entry& e) {
+                      settings.level = enum_option<log::Level>(e, {{"debug", log::Level::debug},
+                                                                   {"info", log::Level::info},
+                                                                   {"warn", log::Level::warn},
+                                                                   {"error", log::Level::error}});
+                  }},
+                 {"format",
+                  [&](const Entry& e) {
+                      settings.format = enum_option<log::Format>(e, {{"text", log::Format::text}, {"json", log::Format::json}});
+                  }},
+                 {"progress.interval.ms", [&](const Entry& e) { settings.progress_interval_ms = integer_at_least(e, 1); }},
+             });
 }
 
 void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_location) {
@@ -330,6 +578,12 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                       read_kafka(e, config.kafka);
                   }},
                  {"shutdown.timeout.ms", [&](const Entry& e) { config.shutdown_timeout_ms = integer_at_least(e, 1); }},
+                 {"max.inflight.messages", [&](const Entry& e) { config.max_inflight_messages = integer_at_least(e, 1); }},
+                 {"max.inflight.bytes", [&](const Entry& e) { config.max_inflight_bytes = integer_at_least(e, 1024); }},
+                 {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = error_tolerance(e); }},
+                 {"errors.deadletterqueue.topic.name", [&](const Entry& e) { config.dead_letter_topic = text_of(e); }},
+                 {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
+                 {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });
 
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");

@@ -76,9 +76,11 @@ HeaderList headers_of(const rd_kafka_message_t* message) {
 
 }  // namespace
 
-Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_servers)
+Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_servers,
+                   observability::Metrics& metrics)
     : config_(config),
       bootstrap_servers_(bootstrap_servers),
+      metrics_(metrics),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
       producer_(make_producer()) {
@@ -87,7 +89,8 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
                           "\" is not a legal Kafka topic name");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != config::ErrorTolerance::all)
         throw ConfigError("errors.deadletterqueue.topic.name needs errors.tolerance: all");
-    for (const auto& table : config.postgres.tables) sources_.push_back(table.qualified());
+    for (const auto& table : config.postgres.tables) source_index(table.qualified());
+    watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
         heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,
                                                               config.postgres.heartbeat_action_query,
@@ -97,6 +100,13 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
 std::unique_ptr<kafka::Producer> Pipeline::make_producer() {
     return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
                                              [this](const kafka::DeliveryReport& r) { on_delivery(r); });
+}
+
+// /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
+// thread-safe); registering waits for a running probe, so the previous producer can then go.
+void Pipeline::watch_producer() {
+    kafka::Producer* producer = producer_.get();
+    kafka_probe_.emplace(metrics_.health.register_kafka_probe([producer] { return producer->check_metadata(1000); }));
 }
 
 void Pipeline::run() {
@@ -111,8 +121,10 @@ void Pipeline::run() {
         } catch (const ProducerFailed& e) {
             recover_from_producer_failure(e.what());
         } catch (const TransientError& e) {
+            metrics_.health.set_streaming(false);
             log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
+            metrics_.health.set_streaming(false);
             // Still worth telling the server what is safely delivered: fewer duplicates on restart.
             if (stream_) {
                 try {
@@ -142,6 +154,10 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         }
     }
     log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
+    metrics_.producer_errors.add();
+    metrics_.in_flight_messages.set(0);
+    metrics_.in_flight_bytes.set(0);
+    kafka_probe_.reset();
     producer_.reset();
     tracker_.discard_pending();
     inflight_bytes_ = 0;
@@ -149,11 +165,13 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
     delivery_failure_.clear();
     producer_failure_.clear();
     producer_ = make_producer();
+    watch_producer();
 }
 
 void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
     const auto deadline = Clock::now() + delay;
     while (Clock::now() < deadline && !ShutdownSignal::requested()) {
+        metrics_.health.mark_progress();
         try {
             serve_kafka(50);
         } catch (const ProducerFailed& e) {
@@ -170,6 +188,9 @@ void Pipeline::connect() {
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
     relations_.clear();
     tracker_.reset_confirmed(source_.slot_confirmed_lsn);
+    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
+    metrics_.health.set_streaming(true);
+    if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
 
     status_interval_ = std::chrono::milliseconds(config_.postgres.status_update_interval_ms);
     if (source_.wal_sender_timeout_ms > 0)
@@ -196,6 +217,7 @@ void Pipeline::serve_kafka(int timeout_ms) {
 
 void Pipeline::stream() {
     while (!ShutdownSignal::requested()) {
+        metrics_.health.mark_progress();
         serve_kafka(0);
 
         // At the in-flight limits the socket is left unread: the walsender waits, while
@@ -225,6 +247,7 @@ void Pipeline::process_frame(std::span<const char> frame) {
     const auto parsed = replication::parse_server_frame(frame);
     if (const auto* data = std::get_if<replication::XLogData>(&parsed)) {
         received_lsn_ = std::max(received_lsn_, data->wal_end);
+        metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
         // Many frames carry 0 (only a transaction's last message has a position); name the
         // newest known one in errors instead.
         const Lsn position = data->data_start != 0 ? data->data_start : received_lsn_;
@@ -233,6 +256,7 @@ void Pipeline::process_frame(std::span<const char> frame) {
     }
     const auto& keepalive = std::get<replication::PrimaryKeepalive>(parsed);
     received_lsn_ = std::max(received_lsn_, keepalive.wal_end);
+    metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
     tracker_.keepalive(keepalive.wal_end);
     if (keepalive.reply_requested) confirm_to_postgres();
 }
@@ -285,6 +309,11 @@ std::uint16_t Pipeline::source_index(const std::string& name) {
     if (found != sources_.end()) return static_cast<std::uint16_t>(found - sources_.begin());
     if (sources_.size() == UINT16_MAX) throw DefiniteError("too many distinct outbox sources (tables and message prefixes)");
     sources_.push_back(name);
+    const std::string prefix = "message prefix ";
+    const std::string label = name.starts_with(prefix) ? "message:" + name.substr(prefix.size()) : name;
+    source_metrics_.push_back({label, &metrics_.events_received.with({label}), &metrics_.events_skipped.with({label, "update"}),
+                               &metrics_.events_skipped.with({label, "invalid"}),
+                               &metrics_.events_skipped.with({label, "undeliverable"})});
     return static_cast<std::uint16_t>(sources_.size() - 1);
 }
 
@@ -299,6 +328,7 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
     if (!entry.outbox || open_txn_delivered_before_) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
+    source_metrics_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
     } catch (const router::InvalidRowError& e) {
@@ -308,12 +338,15 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
 
 void Pipeline::on_update(const pgoutput::Update& update) {
     const auto& entry = relation(update.relid);
-    if (entry.outbox) router_.on_update(*entry.outbox, open_context_);
+    if (!entry.outbox) return;
+    router_.on_update(*entry.outbox, open_context_);  // throws under table.op.invalid.behavior: fatal
+    source_metrics_[entry.source].skipped_update->add();
 }
 
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
     if (!router_.watches_prefix(message.prefix) || open_txn_delivered_before_) return;
     const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
+    source_metrics_[source].received->add();
     if (open_txn_) {
         try {
             publish(router_.route_message(message, open_context_), source);
@@ -349,6 +382,8 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
+        metrics_.in_flight_messages.add(1);
+        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
         return;
     }
     const std::string cause = std::string("Kafka refused the record: ") + rd_kafka_err2str(error);
@@ -367,6 +402,7 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
     if (config_.errors_tolerance == config::ErrorTolerance::none) throw error;
     if (config_.dead_letter_topic.empty()) {
         log::warn(std::string("skipping an event that cannot be delivered (errors.tolerance: all): ") + error.what());
+        source_metrics_[source].skipped_invalid->add();
         return;
     }
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + error.what());
@@ -380,16 +416,30 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
         throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
     tracker_.event_sent(*open_txn_);
     inflight_bytes_ += kafka::record_size(record);
+    metrics_.in_flight_messages.add(1);
+    metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
 }
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     const EventTag tag = EventTag::decode(report.tag);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
+    metrics_.in_flight_messages.add(-1);
+    metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         inflight_bytes_ -= std::min(inflight_bytes_, report.size);
+        const std::int64_t commit_time_ms = tracker_.info(tag.txn).commit_time_ms;  // gone once confirmed
         tracker_.event_delivered(tag.txn);
+        if (tag.dead_letter) {
+            metrics_.events_dead_lettered.with({source_metrics_[tag.source].label, report.topic}).add();
+            return;
+        }
+        published_counter(report.topic).add();
+        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+        metrics_.commit_to_ack_seconds.observe(std::max(0.0, static_cast<double>(now_ms - commit_time_ms) / 1000.0));
         return;
     }
+    metrics_.producer_errors.add();
     const std::string cause = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
                               rd_kafka_err2str(report.error);
     // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
@@ -408,6 +458,7 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
                              ": " + cause;
     if (config_.dead_letter_topic.empty()) {
         log::warn("skipping an event that cannot be delivered (errors.tolerance: all): " + what);
+        source_metrics_[tag.source].skipped_undeliverable->add();
         tracker_.event_delivered(tag.txn);
         return;
     }
@@ -424,6 +475,13 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
                    {sources_[tag.source], info.commit_lsn, info.xid, info.commit_time_ms}));
 }
 
+observability::Counter& Pipeline::published_counter(std::string_view topic) {
+    if (const auto found = published_by_topic_.find(topic); found != published_by_topic_.end()) return *found->second;
+    auto* counter = &metrics_.events_published.with({topic});
+    published_by_topic_.emplace(std::string(topic), counter);
+    return *counter;
+}
+
 void Pipeline::send_dead_letters() {
     for (const auto& [tag, letter] : dead_letters_to_send_) {
         const auto record = letter.record();
@@ -431,6 +489,8 @@ void Pipeline::send_dead_letters() {
         if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
         inflight_bytes_ += kafka::record_size(record);
+        metrics_.in_flight_messages.add(1);
+        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
     }
     dead_letters_to_send_.clear();
 }
@@ -450,6 +510,9 @@ void Pipeline::confirm_to_postgres() {
     // write position is behind what it sent, and those keepalives are what let an idle outbox
     // confirm past WAL that other tables wrote.
     stream_->send_status_update(flushed, flushed, false);
+    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(flushed));
+    metrics_.transactions_confirmed.add(tracker_.transactions_confirmed() - transactions_reported_);
+    transactions_reported_ = tracker_.transactions_confirmed();
     if (flushed != last_sent_flush_) log::debug("confirmed " + format_lsn(flushed) + " to PostgreSQL");
     last_sent_flush_ = flushed;
     next_status_update_ = Clock::now() + status_interval_;
@@ -461,7 +524,10 @@ void Pipeline::drain_and_stop() {
     const auto deadline = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
     bool delivered = true;
     try {
-        while (tracker_.events_in_flight() > 0 && Clock::now() < deadline) serve_kafka(50);
+        while (tracker_.events_in_flight() > 0 && Clock::now() < deadline) {
+            metrics_.health.mark_progress();
+            serve_kafka(50);
+        }
     } catch (const std::exception& e) {
         delivered = false;
         log::warn(std::string("stopping without waiting for the rest: ") + e.what());
@@ -476,6 +542,7 @@ void Pipeline::drain_and_stop() {
             log::warn(std::string("could not send the final status update: ") + e.what());
         }
     }
+    metrics_.health.set_streaming(false);
     log::info("stopped; confirmed " + format_lsn(tracker_.confirmed_lsn()) + ", " +
               std::to_string(tracker_.events_in_flight()) + " events still unacknowledged");
     if (!delivered && !delivery_failure_.empty()) check_kafka_health();

@@ -1,112 +1,227 @@
 #include "outbox/router/event_router.hpp"
 
+#include <algorithm>
+#include <limits>
+
+#include "outbox/router/column_value.hpp"
+#include "outbox/router/timestamp_text.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
 
 namespace outbox::router {
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+constexpr std::string_view kRouteByOption = "outbox.route.by.field";
+constexpr std::string_view kKeyOption = "outbox.table.field.event.key";
+constexpr std::string_view kIdOption = "outbox.table.field.event.id";
+constexpr std::string_view kPayloadOption = "outbox.table.field.event.payload";
+constexpr std::string_view kTimestampOption = "outbox.table.field.event.timestamp";
+constexpr std::string_view kPlacementOption = "outbox.table.fields.additional.placement";
+
+// Debezium's test is payload.toString().trim().isEmpty(); Java's trim() strips every
+// character up to U+0020.
+bool is_blank(std::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) <= ' '; });
 }
 
-std::string row_context(const RowOrigin& origin, const BoundColumn& column, std::string_view option) {
-    return "outbox table " + origin.table->name.qualified() + ", column \"" + column.name + "\" (" +
-           std::string(option) + "), transaction committing at LSN " + format_lsn(origin.commit_lsn);
+std::optional<std::string> owned(std::optional<std::string_view> view) {
+    return view ? std::optional<std::string>(*view) : std::nullopt;
 }
 
 }  // namespace
 
-bool decode_bytea_hex(std::string_view text, std::string& out) {
-    out.clear();
-    if (text.size() < 2 || text[0] != '\\' || text[1] != 'x' || text.size() % 2 != 0) return false;
-    out.reserve((text.size() - 2) / 2);
-    for (std::size_t i = 2; i < text.size(); i += 2) {
-        const int high = hex_value(text[i]);
-        const int low = hex_value(text[i + 1]);
-        if (high < 0 || low < 0) return false;
-        out.push_back(static_cast<char>(high << 4 | low));
-    }
-    return true;
-}
+// One row being routed, and what has been read of it so far (for the dead-letter copy an
+// InvalidRowError carries).
+struct EventRouter::Row {
+    const OutboxTable& table;
+    pgoutput::Tuple values;
+    const TransactionContext& txn;
+    std::optional<std::string_view> key;
+    std::optional<std::string_view> payload;
+    std::optional<std::string_view> id;
 
-std::string base64_encode(std::string_view bytes) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned n = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
-                           static_cast<unsigned char>(bytes[i + 2]);
-        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
+    std::string where() const {
+        return table.description + ", transaction committing at LSN " + format_lsn(txn.commit_lsn);
     }
-    if (i + 1 == bytes.size()) {
-        const unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
-    } else if (i + 2 == bytes.size()) {
-        const unsigned n = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8;
-        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+
+    InvalidRowError invalid(std::string_view column, std::string_view option, const std::string& cause) const {
+        return InvalidRowError(table.description + ", " + std::string(table.column_word) + " \"" + std::string(column) +
+                                   "\" (" + std::string(option) + "), transaction committing at LSN " +
+                                   format_lsn(txn.commit_lsn) + ": " + cause,
+                               table.source, owned(key), owned(payload), owned(id));
     }
-    return out;
-}
+
+    // The column's text output; nullopt for NULL.
+    std::optional<std::string_view> text(const BoundColumn& column) const {
+        if (column.index >= values.size())
+            throw ProtocolError(where() + ": the row has " + std::to_string(values.size()) +
+                                " columns but RELATION described more");
+        const auto& value = values[column.index];
+        if (value.kind == pgoutput::ValueKind::null) return std::nullopt;
+        if (value.kind == pgoutput::ValueKind::text) return value.data;
+        throw ProtocolError(where() + ", column \"" + std::string(column.name) + "\": unexpected value kind '" +
+                            std::string(1, static_cast<char>(value.kind)) + "' in an INSERT");
+    }
+};
 
 EventRouter::EventRouter(const config::OutboxSettings& settings)
-    : topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location) {}
-
-std::optional<std::string_view> EventRouter::column_bytes(const RowOrigin& origin, pgoutput::Tuple row,
-                                                          const BoundColumn& column, std::string& scratch,
-                                                          std::string_view option) const {
-    if (column.index >= row.size())
-        throw ProtocolError(row_context(origin, column, option) + ": the row has " + std::to_string(row.size()) +
-                            " columns but RELATION described more");
-    const auto& value = row[column.index];
-    switch (value.kind) {
-        case pgoutput::ValueKind::null:
-            return std::nullopt;
-        case pgoutput::ValueKind::text:
-            if (column.type_oid != kByteaOid) return value.data;
-            if (!decode_bytea_hex(value.data, scratch))
-                throw DefiniteError(row_context(origin, column, option) + ": bytea value is not in hex format");
-            return std::string_view(scratch);
-        case pgoutput::ValueKind::unchanged_toast:
-        case pgoutput::ValueKind::binary:
-            break;
+    : settings_(settings),
+      topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
+              settings.route_topic_replacement_location),
+      expansion_{settings.json_null_behavior, settings.json_empty_array_behavior},
+      header_scratch_(settings.additional_fields.size()) {
+    headers_.reserve(1 + settings.additional_fields.size());
+    for (const auto& field : settings.additional_fields) {
+        std::string key;
+        if (field.placement == config::Placement::envelope) {
+            envelope_ = true;
+            key = ",";
+            append_json_string(key, field.alias);
+            key += ':';
+        }
+        envelope_keys_.push_back(std::move(key));
     }
-    throw ProtocolError(row_context(origin, column, option) + ": unexpected value kind '" +
-                        std::string(1, static_cast<char>(value.kind)) + "' in an INSERT");
 }
 
-OutboxRecord EventRouter::route(const RowOrigin& origin, pgoutput::Tuple row, std::int64_t commit_time_ms) {
-    const OutboxTable& table = *origin.table;
-    OutboxRecord record;
-    record.timestamp_ms = commit_time_ms;
+std::optional<std::string_view> EventRouter::converted(const Row& row, const BoundColumn& column,
+                                                       std::string_view option, std::string& scratch) const {
+    const auto text = row.text(column);
+    if (!text) return std::nullopt;
+    const auto bytes = kafka_bytes(column.type, *text, scratch);
+    if (!bytes) throw row.invalid(column.name, option, "the bytea text cannot be decoded");
+    return bytes;
+}
 
-    const auto route_by = column_bytes(origin, row, table.route_by, route_scratch_, "outbox.route.by.field");
-    record.key = column_bytes(origin, row, table.key, key_scratch_, "outbox.table.field.event.key");
-    record.value = column_bytes(origin, row, table.payload, value_scratch_, "outbox.table.field.event.payload");
-    std::optional<std::string_view> id;
-    if ((id = column_bytes(origin, row, table.id, id_scratch_, "outbox.table.field.event.id")) &&
-        table.id.type_oid == kByteaOid) {
-        id_scratch_ = base64_encode(*id);
-        id = id_scratch_;
+std::int64_t EventRouter::event_timestamp(const Row& row) const {
+    if (!row.table.timestamp) return row.txn.commit_time_ms;
+    const BoundColumn& column = *row.table.timestamp;
+    const auto text = row.text(column);
+    if (!text) return row.txn.commit_time_ms;  // as Debezium falls back to its own time
+    const bool epoch = column.type == ValueType::integer;
+    const auto millis = epoch ? parse_int64(*text) : parse_timestamp_ms(*text);
+    if (!millis)
+        throw row.invalid(column.name, kTimestampOption,
+                          "\"" + std::string(*text) + "\" is not " +
+                              (epoch ? "a whole number of epoch milliseconds"
+                                     : "a timestamp in ISO form (DateStyle ISO; infinity and BC dates cannot be "
+                                       "record timestamps)"));
+    if (*millis < 0)
+        throw row.invalid(
+            column.name, kTimestampOption,
+            "\"" + std::string(*text) + "\" is before 1970-01-01, which a Kafka record timestamp cannot be");
+    return *millis;
+}
+
+bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
+    const auto why = row.table.payload.type == ValueType::bytea
+                         ? std::optional<std::string>("it is bytea, and only text can be JSON")
+                         : expansion_.expand(payload_text, expanded_scratch_);
+    if (!why) return true;
+    log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
+              std::string(row.table.payload.name) + "\" is kept as it was because " + *why);
+    return false;
+}
+
+void EventRouter::append_payload_json(const Row& row, std::optional<std::string_view> payload_text) {
+    if (!payload_text) {
+        value_scratch_ += "null";
+    } else if (settings_.expand_json_payload && expanded(row, *payload_text)) {
+        value_scratch_ += expanded_scratch_;
+    } else if (row.table.payload.type == ValueType::bytea) {
+        value_scratch_ += '"';
+        append_base64(value_scratch_, *row.payload);
+        value_scratch_ += '"';
+    } else {
+        append_json_value(value_scratch_, row.table.payload.type, *payload_text, bytes_scratch_);
     }
-    headers_[0] = {"id", id};
-    record.headers = headers_;
+}
 
-    const auto invalid = [&](const std::string& cause) {
-        const auto owned = [](std::optional<std::string_view> v) {
-            return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
-        };
-        return InvalidRowError(row_context(origin, table.route_by, "outbox.route.by.field") + ": " + cause,
-                               table.name.qualified(), owned(record.key), owned(record.value), owned(id));
-    };
-    if (!route_by) throw invalid("the route-by value is NULL, so the event has no topic");
-    const std::string& topic = topics_.topic_for(*route_by);
-    if (!is_legal_topic_name(topic))
-        throw invalid("topic \"" + topic + "\" is not a legal Kafka topic name (1-249 characters from A-Z a-z 0-9 . _ -)");
+std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
+                                                                std::optional<std::string_view> payload_text,
+                                                                std::optional<std::string_view> payload) {
+    if (payload && settings_.expand_json_payload && expanded(row, *payload_text)) return expanded_scratch_;
+    return payload;
+}
+
+OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
+    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt};
+    OutboxRecord record;
+    const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
+    record.key = row.key = converted(row, table.key, kKeyOption, key_scratch_);
+    const auto payload_text = row.text(table.payload);
+    row.payload = converted(row, table.payload, kPayloadOption, payload_scratch_);
+    if (const auto id_text = row.text(table.id)) {
+        row.id = header_text(table.id.type, *id_text, id_scratch_, bytes_scratch_);
+        if (!row.id) throw row.invalid(table.id.name, kIdOption, "the bytea text cannot be decoded");
+    }
+    headers_.clear();
+    headers_.push_back({"id", row.id});
+
+    if (!route_by)
+        throw row.invalid(table.route_by.name, kRouteByOption, "the value is NULL, so the event has no topic");
+    const auto& [topic, legal] = topics_.route_for(*route_by);
+    if (!legal)
+        throw row.invalid(table.route_by.name, kRouteByOption,
+                          "topic \"" + topic +
+                              "\" is not a legal Kafka topic name (1 to 249 characters from "
+                              "A-Z a-z 0-9 . _ -, and not . or ..)");
     record.topic = topic;
+    record.timestamp_ms = event_timestamp(row);
+
+    // Debezium never sees a byte[] payload as empty; an empty bytea is as empty as an empty text.
+    const bool empty_payload =
+        !row.payload || (table.payload.type == ValueType::bytea ? row.payload->empty() : is_blank(*row.payload));
+    const bool tombstone = settings_.route_tombstone_on_empty_payload && empty_payload;
+    const bool build_envelope = envelope_ && !tombstone;
+    if (build_envelope) {
+        value_scratch_.assign("{\"payload\":");
+        append_payload_json(row, payload_text);
+    }
+    for (std::size_t i = 0; i < table.additional.size(); ++i) {
+        const config::AdditionalField& field = settings_.additional_fields[i];
+        const auto& column = table.additional[i];
+        if (!column) {
+            if (settings_.additional_missing == config::MissingFieldBehavior::ignore) continue;
+            throw row.invalid(field.column, kPlacementOption,
+                              "there is no such " + std::string(table.column_word) +
+                                  " and table.field.additional.missing is error (ignore leaves the field out)");
+        }
+        const auto text = row.text(*column);
+        switch (field.placement) {
+            case config::Placement::header: {
+                std::optional<std::string_view> value;
+                if (text && !(value = header_text(column->type, *text, header_scratch_[i], bytes_scratch_)))
+                    throw row.invalid(field.column, kPlacementOption, "the bytea text cannot be decoded");
+                headers_.push_back({field.alias, value});
+                break;
+            }
+            case config::Placement::partition: {
+                if (!text) break;  // NULL: the producer's partitioner decides, as in Debezium
+                const auto number = parse_int64(*text);
+                if (!number || *number < 0 || *number > std::numeric_limits<std::int32_t>::max())
+                    throw row.invalid(field.column, kPlacementOption,
+                                      "\"" + std::string(*text) + "\" is not a partition number (0 to 2147483647)");
+                record.partition = static_cast<std::int32_t>(*number);
+                break;
+            }
+            case config::Placement::envelope:
+                if (!build_envelope) break;
+                value_scratch_ += envelope_keys_[i];
+                if (!text) {
+                    value_scratch_ += "null";
+                } else if (!append_json_value(value_scratch_, column->type, *text, bytes_scratch_)) {
+                    throw row.invalid(field.column, kPlacementOption, "the bytea text cannot be decoded");
+                }
+                break;
+        }
+    }
+    record.headers = headers_;
+    if (build_envelope) {
+        value_scratch_ += '}';
+        record.value = value_scratch_;
+    } else if (!tombstone) {
+        record.value = headers_only_value(row, payload_text, row.payload);
+    }
     return record;
 }
 

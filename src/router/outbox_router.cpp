@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "outbox/router/event_router.hpp"
+#include "outbox/router/message_row.hpp"
 #include "outbox/util/log.hpp"
 
 namespace outbox::router {
@@ -10,20 +11,53 @@ namespace {
 
 class BoundOutboxTable final : public BoundTable {
 public:
-    explicit BoundOutboxTable(OutboxTable table) : table_(std::move(table)) {}
+    BoundOutboxTable(OutboxTable table, EventRouter& router) : table_(std::move(table)), router_(&router) {}
     const config::TableName& name() const override { return table_.name; }
     const OutboxTable& table() const { return table_; }
+    EventRouter& router() const { return *router_; }
 
 private:
     OutboxTable table_;
+    EventRouter* router_;
 };
+
+// A table.overrides entry for a table the router does not stream would silently do nothing.
+void check_overrides(const config::Config& config) {
+    const auto& tables = config.postgres.tables;
+    for (const auto& table_override : config.outbox.table_overrides)
+        if (std::find(tables.begin(), tables.end(), table_override.table) == tables.end())
+            throw ConfigError(table_override.location.describe() + ": outbox.table.overrides: " +
+                              table_override.table.qualified() + " is not in postgres.table.include.list");
+}
 
 }  // namespace
 
 struct OutboxRouter::Impl {
-    explicit Impl(const config::Config& config) : config(config), rows(config.outbox) {}
+    explicit Impl(const config::Config& config) : config(config), shared(config.outbox) {
+        check_overrides(config);
+        for (const auto& table_override : config.outbox.table_overrides)
+            overrides.emplace_back(table_override.table, std::make_unique<EventRouter>(table_override.settings));
+        for (const auto& prefix : config.outbox.message_prefixes)
+            messages.push_back(OutboxTable::for_message_prefix(prefix));
+    }
+
+    EventRouter& router_for(const config::TableName& table) {
+        for (auto& [name, router] : overrides)
+            if (name == table) return *router;
+        return shared;
+    }
+
+    OutboxTable* message_source(std::string_view prefix) {
+        const auto found = std::find_if(messages.begin(), messages.end(),
+                                        [&](const OutboxTable& source) { return source.name.name == prefix; });
+        return found == messages.end() ? nullptr : &*found;
+    }
+
     const config::Config& config;
-    EventRouter rows;
+    EventRouter shared;
+    std::vector<std::pair<config::TableName, std::unique_ptr<EventRouter>>> overrides;
+    std::vector<OutboxTable> messages;  // one per watched prefix, re-bound for every message
+    MessageRow message_row;
 };
 
 OutboxRouter::OutboxRouter(const config::Config& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -33,25 +67,56 @@ std::shared_ptr<const BoundTable> OutboxRouter::bind(const pgoutput::Relation& r
     const config::TableName name{std::string(relation.nspname), std::string(relation.relname)};
     const auto& tables = impl_->config.postgres.tables;
     if (std::find(tables.begin(), tables.end(), name) == tables.end()) return nullptr;
-    return std::make_shared<BoundOutboxTable>(bind_outbox_table(name, relation, impl_->config.outbox));
+    EventRouter& router = impl_->router_for(name);
+    return std::make_shared<BoundOutboxTable>(bind_outbox_table(name, relation, router.settings()), router);
 }
 
 OutboxRecord OutboxRouter::route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn) {
     const auto& bound = static_cast<const BoundOutboxTable&>(table);
-    return impl_->rows.route({&bound.table(), txn.commit_lsn}, row, txn.commit_time_ms);
+    return bound.router().route(bound.table(), row, txn);
 }
 
 void OutboxRouter::on_update(const BoundTable& table, const TransactionContext& txn) {
-    log::warn("skipping UPDATE on outbox table " + table.name().qualified() + " in the transaction committing at LSN " +
-              format_lsn(txn.commit_lsn) + ": outbox rows are events and are only ever inserted");
+    const auto& bound = static_cast<const BoundOutboxTable&>(table);
+    const std::string what = "UPDATE on outbox table " + table.name().qualified() +
+                             " in the transaction committing at LSN " + format_lsn(txn.commit_lsn) +
+                             ": outbox rows are events and are only ever inserted";
+    switch (bound.router().settings().op_invalid_behavior) {
+        case config::InvalidOpBehavior::warn:
+            log::warn("skipping " + what + " (table.op.invalid.behavior: warn)");
+            return;
+        case config::InvalidOpBehavior::error:
+            log::error("skipping " + what + " (table.op.invalid.behavior: error)");
+            return;
+        case config::InvalidOpBehavior::fatal:
+            throw DefiniteError(what + "; stopping because table.op.invalid.behavior is fatal");
+    }
 }
 
-bool OutboxRouter::watches_prefix(std::string_view) const { return false; }
+bool OutboxRouter::watches_prefix(std::string_view prefix) const { return impl_->message_source(prefix) != nullptr; }
 
 OutboxRecord OutboxRouter::route_message(const pgoutput::LogicalMessage& message, const TransactionContext& txn) {
-    throw InvalidRowError("logical decoding message with prefix \"" + std::string(message.prefix) + "\" at LSN " +
-                              format_lsn(txn.commit_lsn) + " is not routed",
-                          "message prefix " + std::string(message.prefix), std::nullopt, std::nullopt, std::nullopt);
+    OutboxTable* source = impl_->message_source(message.prefix);
+    // `position` is "at LSN x" or "transaction committing at LSN x".
+    const auto refuse = [&](const std::string& position, const std::string& cause) {
+        return InvalidRowError(
+            "logical decoding message with prefix \"" + std::string(message.prefix) + "\", " + position + ": " + cause,
+            "message prefix " + std::string(message.prefix), std::nullopt, std::string(message.content), std::nullopt);
+    };
+    if (!source)
+        throw refuse("at LSN " + format_lsn(message.lsn), "the prefix is not in outbox.message.prefix.include.list");
+    if (!message.transactional)
+        throw refuse("at LSN " + format_lsn(message.lsn),
+                     "it is not transactional (pg_logical_emit_message(false, ...)), so it belongs to no transaction: "
+                     "it would be published even if the transaction that emitted it rolled back, and no commit "
+                     "confirms it. Emit outbox events with pg_logical_emit_message(true, ...)");
+    const config::OutboxSettings& settings = impl_->shared.settings();
+    const auto in_transaction = [&] { return "transaction committing at LSN " + format_lsn(txn.commit_lsn); };
+    if (const auto malformed = impl_->message_row.parse(message.content, settings.field_event_timestamp))
+        throw refuse(in_transaction(), *malformed);
+    if (const auto problem = bind_columns(*source, impl_->message_row.columns(), settings))
+        throw refuse(in_transaction(), "field \"" + problem->column + "\" (" + problem->option + ") " + problem->cause);
+    return impl_->shared.route(*source, impl_->message_row.values(), txn);
 }
 
 }  // namespace outbox::router

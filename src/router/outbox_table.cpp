@@ -20,20 +20,80 @@ constexpr RequiredColumn kRequired[] = {
     {&config::OutboxSettings::route_by_field, &OutboxTable::route_by, "outbox.route.by.field"},
 };
 
+constexpr const char* kTimestampOption = "outbox.table.field.event.timestamp";
+constexpr const char* kPlacementOption = "outbox.table.fields.additional.placement";
+
+std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn> columns, std::string_view wanted) {
+    const auto found = std::find_if(columns.begin(), columns.end(),
+                                    [&](const pgoutput::RelationColumn& c) { return c.name == wanted; });
+    if (found == columns.end()) return std::nullopt;
+    return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), value_type(found->type_oid)};
+}
+
 }  // namespace
+
+OutboxTable OutboxTable::for_table(const config::TableName& name) {
+    OutboxTable table;
+    table.name = name;
+    table.source = name.qualified();
+    table.description = "outbox table " + table.source;
+    return table;
+}
+
+OutboxTable OutboxTable::for_message_prefix(std::string_view prefix) {
+    OutboxTable table;
+    table.name = {"", std::string(prefix)};
+    table.source = "message prefix " + std::string(prefix);
+    table.description = "logical decoding message with prefix \"" + std::string(prefix) + "\"";
+    table.column_word = "field";
+    return table;
+}
+
+std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgoutput::RelationColumn> columns,
+                                        const config::OutboxSettings& settings) {
+    for (const auto& required : kRequired) {
+        const std::string& wanted = settings.*required.column;
+        const auto bound = find_column(columns, wanted);
+        if (!bound) return BindProblem{BindProblem::Kind::missing, wanted, required.option, "is missing"};
+        table.*required.slot = *bound;
+    }
+    table.timestamp.reset();
+    if (!settings.field_event_timestamp.empty()) {
+        table.timestamp = find_column(columns, settings.field_event_timestamp);
+        if (!table.timestamp)
+            return BindProblem{BindProblem::Kind::missing, settings.field_event_timestamp, kTimestampOption,
+                               "is missing"};
+        const ValueType type = table.timestamp->type;
+        if (type != ValueType::timestamp && type != ValueType::timestamptz && type != ValueType::integer &&
+            type != ValueType::untyped)
+            return BindProblem{BindProblem::Kind::unusable_type, settings.field_event_timestamp, kTimestampOption,
+                               std::string("is ") + value_type_name(type) +
+                                   ", not a timestamp, timestamptz or integer of epoch milliseconds"};
+    }
+    table.additional.clear();
+    for (const auto& field : settings.additional_fields) {
+        auto bound = find_column(columns, field.column);
+        if (bound && field.placement == config::Placement::partition && bound->type != ValueType::integer &&
+            bound->type != ValueType::untyped)
+            return BindProblem{
+                BindProblem::Kind::unusable_type, field.column, kPlacementOption,
+                std::string("is ") + value_type_name(bound->type) + ", not an integer, so it cannot be a partition"};
+        table.additional.push_back(bound);
+    }
+    return std::nullopt;
+}
 
 OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Relation& relation,
                               const config::OutboxSettings& settings) {
-    OutboxTable table{.name = name, .id = {}, .key = {}, .payload = {}, .route_by = {}};
-    for (const auto& required : kRequired) {
-        const std::string& wanted = settings.*required.column;
-        const auto found = std::find_if(relation.columns.begin(), relation.columns.end(),
-                                        [&](const pgoutput::RelationColumn& c) { return c.name == wanted; });
-        if (found == relation.columns.end())
-            throw DefiniteError("outbox table " + name.qualified() + " has no column \"" + wanted + "\" (" +
-                                required.option + "); the table was altered or the setting is wrong: " +
+    OutboxTable table = OutboxTable::for_table(name);
+    if (const auto problem = bind_columns(table, relation.columns, settings)) {
+        if (problem->kind == BindProblem::Kind::missing)
+            throw DefiniteError("outbox table " + name.qualified() + " has no column \"" + problem->column + "\" (" +
+                                problem->option + "); the table was altered or the setting is wrong: " +
                                 "restore the column or change the setting, then restart");
-        table.*required.slot = {wanted, static_cast<std::size_t>(found - relation.columns.begin()), found->type_oid};
+        throw DefiniteError("outbox table " + name.qualified() + ": column \"" + problem->column + "\" (" +
+                            problem->option + ") " + problem->cause +
+                            "; change the column or the setting, then restart");
     }
     return table;
 }
@@ -41,11 +101,12 @@ OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Rel
 std::vector<std::string> missing_outbox_columns(const std::vector<std::string>& columns,
                                                 const config::OutboxSettings& settings) {
     std::vector<std::string> missing;
-    for (const auto& required : kRequired) {
-        const std::string& wanted = settings.*required.column;
+    const auto check = [&](const std::string& wanted, const char* option) {
         if (std::find(columns.begin(), columns.end(), wanted) == columns.end())
-            missing.push_back("\"" + wanted + "\" (" + required.option + ")");
-    }
+            missing.push_back("\"" + wanted + "\" (" + option + ")");
+    };
+    for (const auto& required : kRequired) check(settings.*required.column, required.option);
+    if (!settings.field_event_timestamp.empty()) check(settings.field_event_timestamp, kTimestampOption);
     return missing;
 }
 

@@ -75,14 +75,14 @@ void parse_replacement(std::string_view replacement, std::uint32_t group_count, 
 }
 
 TopicRouter::TopicRouter(const std::string& regex, const std::string& replacement,
-                         const config::Location& where)
+                         const config::Location& regex_where, const config::Location& replacement_where)
     : compiled_(std::make_unique<Compiled>()), replacement_(replacement) {
     int error_code = 0;
     PCRE2_SIZE error_offset = 0;
     compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
                                     PCRE2_UTF, &error_code, &error_offset, nullptr);
     if (!compiled_->code)
-        throw ConfigError(where.describe() + ": outbox.route.topic.regex: invalid regular expression \"" + regex +
+        throw ConfigError(regex_where.describe() + ": outbox.route.topic.regex: invalid regular expression \"" + regex +
                           "\" at offset " + std::to_string(error_offset) + ": " + pcre2_message(error_code));
     pcre2_pattern_info(compiled_->code, PCRE2_INFO_CAPTURECOUNT, &compiled_->group_count);
     try {
@@ -94,7 +94,7 @@ TopicRouter::TopicRouter(const std::string& regex, const std::string& replacemen
                     throw std::invalid_argument("no group with name {" + n + "}");
             });
     } catch (const std::invalid_argument& e) {
-        throw ConfigError(where.describe() + ": outbox.route.topic.replacement \"" + replacement_ +
+        throw ConfigError(replacement_where.describe() + ": outbox.route.topic.replacement \"" + replacement_ +
                           "\": " + e.what() + " (use \\$ for a literal $)");
     }
 }
@@ -122,10 +122,12 @@ std::string TopicRouter::compute(std::string_view value) const {
     return topic;
 }
 
-const std::string& TopicRouter::topic_for(std::string_view route_by_value) {
+const TopicRouter::Route& TopicRouter::route_for(std::string_view route_by_value) {
     if (auto hit = cache_.find(route_by_value); hit != cache_.end()) return hit->second;
     if (cache_.size() >= kMaxCachedRoutes) cache_.clear();
-    return cache_.emplace(std::string(route_by_value), compute(route_by_value)).first->second;
+    std::string topic = compute(route_by_value);
+    const bool legal = is_legal_topic_name(topic);
+    return cache_.emplace(std::string(route_by_value), Route{std::move(topic), legal}).first->second;
 }
 
 bool is_legal_topic_name(std::string_view topic) {

@@ -3,7 +3,8 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libpq-dev librdkafka-dev nlohmann-json3-dev libyaml-cpp-dev
-          libboost-test-dev libpcre2-dev postgresql postgresql-client kcat bc python3)
+          libboost-test-dev libpcre2-dev libmicrohttpd-dev postgresql postgresql-client kcat bc python3
+          docker-compose)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -193,8 +193,8 @@ BOOST_AUTO_TEST_CASE(malformed_env_references) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_keys_name_their_line) {
-    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "sink: x"}), "name.yaml") ==
-               "name.yaml:5: sink: unknown key (expected one of: postgres, outbox, kafka, shutdown.timeout.ms)");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "sink: x"}), "name.yaml")
+                   .starts_with("name.yaml:5: sink: unknown key (expected one of: postgres, outbox, kafka, shutdown.timeout.ms"));
     BOOST_TEST(error_of(minimal_with_postgres("  database.hostname: db"), "name.yaml").starts_with(
         "name.yaml:3: postgres.database.hostname: unknown key (expected one of: conninfo, slot.name,"));
     BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "outbox:",
@@ -372,4 +372,100 @@ BOOST_AUTO_TEST_CASE(load_config_reads_a_real_file) {
     BOOST_TEST(c.source_file == path.string());
     BOOST_TEST(c.postgres.conninfo == "dbname=fromfile");
     BOOST_TEST(c.postgres.conninfo_location.describe() == path.string() + ":2");
+}
+
+BOOST_AUTO_TEST_CASE(fault_tolerance_settings) {
+    const auto config = parse_config(yaml({"postgres:", "  conninfo: x", "  heartbeat.interval.ms: 5000",
+                                           "  reconnect.backoff.max.ms: 2000", "kafka:", "  bootstrap.servers: k",
+                                           "max.inflight.messages: 500", "max.inflight.bytes: 1048576",
+                                           "errors.tolerance: all", "errors.deadletterqueue.topic.name: dlq"}),
+                                     "router.yaml");
+    BOOST_TEST(config.postgres.heartbeat_interval_ms == 5000);
+    BOOST_TEST(config.postgres.heartbeat_action_query ==
+               "SELECT pg_logical_emit_message(true, 'outbox-router-heartbeat', '')");
+    BOOST_TEST(config.postgres.reconnect_backoff_max_ms == 2000);
+    BOOST_TEST(config.max_inflight_messages == 500);
+    BOOST_TEST(config.max_inflight_bytes == 1048576);
+    BOOST_TEST((config.errors_tolerance == outbox::config::ErrorTolerance::all));
+    BOOST_TEST(config.dead_letter_topic == "dlq");
+
+    const auto defaults = parse_config(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k"}), "r.yaml");
+    BOOST_TEST(defaults.max_inflight_messages == 100000);
+    BOOST_TEST(defaults.max_inflight_bytes == 64L * 1024 * 1024);
+    BOOST_TEST((defaults.errors_tolerance == outbox::config::ErrorTolerance::none));
+    BOOST_TEST(defaults.postgres.heartbeat_interval_ms == 0);
+
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "errors.tolerance: some"}),
+                        "r.yaml") == "r.yaml:5: errors.tolerance: expected none or all, got \"some\"");
+}
+
+BOOST_AUTO_TEST_CASE(metrics_and_log_sections) {
+    const Config c = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k",  // 1-4
+                                 "metrics:", "  listen: \"127.0.0.1:9187\"",                          // 5-6
+                                 "log:", "  level: debug", "  format: json", "  progress.interval.ms: 5000"}));
+    BOOST_TEST(c.metrics.listen == "127.0.0.1:9187");
+    BOOST_TEST(c.metrics.host == "127.0.0.1");
+    BOOST_TEST(c.metrics.port == 9187);
+    BOOST_TEST(c.metrics.listen_location.describe() == "router.yaml:6");
+    BOOST_TEST((c.log.level == outbox::log::Level::debug));
+    BOOST_TEST((c.log.format == outbox::log::Format::json));
+    BOOST_TEST(c.log.progress_interval_ms == 5000);
+
+    const Config v6 = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "metrics:",
+                                  "  listen: \"[::1]:9000\"", "log:", "  level: WARN"}));
+    BOOST_TEST(v6.metrics.host == "::1");
+    BOOST_TEST(v6.metrics.port == 9000);
+    BOOST_TEST((v6.log.level == outbox::log::Level::warn));
+
+    const Config named = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "metrics:",
+                                     "  listen: localhost:80"}));
+    BOOST_TEST(named.metrics.host == "localhost");
+    BOOST_TEST(named.metrics.port == 80);
+}
+
+BOOST_AUTO_TEST_CASE(metrics_off_and_log_defaults_when_absent) {
+    const Config c = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "metrics:", "log:"}));
+    BOOST_TEST(c.metrics.listen.empty());
+    BOOST_TEST(c.metrics.port == 0);
+    BOOST_TEST((c.log.level == outbox::log::Level::info));
+    BOOST_TEST((c.log.format == outbox::log::Format::text));
+    BOOST_TEST(c.log.progress_interval_ms == 30000);
+}
+
+BOOST_AUTO_TEST_CASE(metrics_and_log_errors_name_their_line) {
+    const auto with = [](const std::string& section, const std::string& line) {
+        return error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", section, line}));
+    };
+    const std::string listen_hint = "metrics.listen: expected host:port (e.g. 127.0.0.1:9187 or [::1]:9187), got ";
+    BOOST_TEST(with("metrics:", "  listen: 9187") == "router.yaml:6: " + listen_hint + "\"9187\"");
+    BOOST_TEST(with("metrics:", "  listen: \":9187\"") == "router.yaml:6: " + listen_hint + "\":9187\"");
+    BOOST_TEST(with("metrics:", "  listen: host:0") == "router.yaml:6: " + listen_hint + "\"host:0\"");
+    BOOST_TEST(with("metrics:", "  listen: host:65536") == "router.yaml:6: " + listen_hint + "\"host:65536\"");
+    BOOST_TEST(with("metrics:", "  listen: host:http") == "router.yaml:6: " + listen_hint + "\"host:http\"");
+    BOOST_TEST(with("metrics:", "  listen: \"::1:9187\"") == "router.yaml:6: " + listen_hint + "\"::1:9187\"");
+    BOOST_TEST(with("metrics:", "  listen: \"\"") == "router.yaml:6: metrics.listen: must not be empty");
+    BOOST_TEST(with("metrics:", "  port: 9187").starts_with("router.yaml:6: metrics.port: unknown key (expected one of: listen)"));
+    BOOST_TEST(with("log:", "  level: verbose") ==
+               "router.yaml:6: log.level: expected debug or info or warn or error, got \"verbose\"");
+    BOOST_TEST(with("log:", "  format: logfmt") == "router.yaml:6: log.format: expected text or json, got \"logfmt\"");
+    BOOST_TEST(with("log:", "  progress.interval.ms: 0") ==
+               "router.yaml:6: log.progress.interval.ms: expected a positive integer, got \"0\"");
+    BOOST_TEST(with("log:", "  colour: yes").starts_with("router.yaml:6: log.colour: unknown key (expected one of: level, format"));
+    BOOST_TEST(with("log: json", "").starts_with("router.yaml:5: log: expected a mapping of settings, got a single value"));
+}
+
+BOOST_AUTO_TEST_CASE(shipped_example_configs_load) {
+    BOOST_REQUIRE(setenv("PGPASSWORD", "example", 1) == 0);
+    BOOST_REQUIRE(setenv("OUTBOX_PGPASSWORD", "example", 1) == 0);
+    BOOST_REQUIRE(setenv("OUTBOX_DEMO_PGPORT", "5432", 1) == 0);
+    for (const char* name : {"router.yaml", "demo.yaml", "compose.yaml"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const Config c = load_config(std::string(OUTBOX_SOURCE_DIR) + "/config/" + name);
+            BOOST_TEST(!c.postgres.conninfo.empty());
+        }
+    }
+    const Config compose = load_config(std::string(OUTBOX_SOURCE_DIR) + "/config/compose.yaml");
+    BOOST_TEST(compose.metrics.host == "0.0.0.0");
+    BOOST_TEST(compose.metrics.port == 9187);
+    BOOST_TEST((compose.log.format == outbox::log::Format::json));
 }

@@ -1,35 +1,48 @@
 #define BOOST_TEST_MODULE routing
 #include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
 
-#include "outbox/router/event_router.hpp"
-#include "outbox/router/outbox_table.hpp"
 #include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
+#include "router_test_support.hpp"
 
 using namespace outbox;
 using namespace outbox::router;
+using namespace outbox::router::test;
 
 namespace {
-const config::Location kWhere{"router.yaml", 12};
+const config::Location kRegexAt{"router.yaml", 12};
+const config::Location kReplacementAt{"router.yaml", 13};
 
 std::string topic(const std::string& regex, const std::string& replacement, const std::string& value) {
-    TopicRouter router(regex, replacement, kWhere);
-    return router.topic_for(value);
+    TopicRouter router(regex, replacement, kRegexAt, kReplacementAt);
+    const auto& route = router.route_for(value);
+    BOOST_TEST(route.legal == is_legal_topic_name(route.topic));
+    return route.topic;
 }
 
-constexpr std::uint32_t kText = 25, kUuid = 2950, kJsonb = 3802;
+constexpr const char* kUuid = "4d47e190-0402-4048-bc2c-89dd54343cdc";
 
-// The columns of Debezium's sample outbox table, in table order.
-const pgoutput::RelationColumn kColumns[] = {
-    {0, "id", kUuid, -1}, {0, "aggregatetype", kText, -1}, {0, "aggregateid", kText, -1},
-    {0, "type", kText, -1}, {0, "payload", kJsonb, -1}};
-
-pgoutput::Relation outbox_relation(std::span<const pgoutput::RelationColumn> columns = kColumns) {
-    return {16384, "public", "outbox", 'd', columns};
+std::vector<pgoutput::ColumnValue> order_row(std::string_view payload = R"({"id": 1, "customerId": 123})") {
+    return {text(kUuid), text("Order"), text("1001"), text("OrderCreated"), text(payload)};
 }
 
-pgoutput::ColumnValue text(std::string_view v) { return {pgoutput::ValueKind::text, v}; }
-pgoutput::ColumnValue null() { return {pgoutput::ValueKind::null, {}}; }
+std::string header_value(const OutboxRecord& record, std::size_t i) {
+    BOOST_REQUIRE(i < record.headers.size());
+    BOOST_REQUIRE(record.headers[i].value.has_value());
+    return std::string(*record.headers[i].value);
+}
+
+template <typename F>
+InvalidRowError invalid_row(F&& f) {
+    try {
+        f();
+    } catch (const InvalidRowError& e) {
+        return e;
+    }
+    BOOST_FAIL("expected InvalidRowError");
+    throw std::logic_error("unreachable");
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(default_route_prefixes_the_aggregate_type) {
@@ -54,16 +67,21 @@ BOOST_AUTO_TEST_CASE(dot_does_not_match_a_newline_so_such_values_stay_raw) {
     BOOST_TEST(topic("(?<routedByValue>.*)", "outbox.event.${routedByValue}", "a\nb") == "a\nb");
 }
 
-BOOST_AUTO_TEST_CASE(bad_regex_and_bad_replacement_are_config_errors_with_location) {
+BOOST_AUTO_TEST_CASE(bad_regex_and_bad_replacement_are_config_errors_at_their_own_lines) {
     try {
-        TopicRouter("(unclosed", "x", kWhere);
+        TopicRouter("(unclosed", "x", kRegexAt, kReplacementAt);
         BOOST_FAIL("expected ConfigError");
     } catch (const ConfigError& e) {
         BOOST_TEST(std::string(e.what()).find("router.yaml:12: outbox.route.topic.regex") == 0u);
     }
-    BOOST_CHECK_THROW(TopicRouter("(a)", "$2", kWhere), ConfigError);
-    BOOST_CHECK_THROW(TopicRouter("(a)", "${nope}", kWhere), ConfigError);
-    BOOST_CHECK_THROW(TopicRouter("(a)", "trailing$", kWhere), ConfigError);
+    try {
+        TopicRouter("(a)", "$2", kRegexAt, kReplacementAt);
+        BOOST_FAIL("expected ConfigError");
+    } catch (const ConfigError& e) {
+        BOOST_TEST(std::string(e.what()).find("router.yaml:13: outbox.route.topic.replacement") == 0u);
+    }
+    BOOST_CHECK_THROW(TopicRouter("(a)", "${nope}", kRegexAt, kReplacementAt), ConfigError);
+    BOOST_CHECK_THROW(TopicRouter("(a)", "trailing$", kRegexAt, kReplacementAt), ConfigError);
 }
 
 BOOST_AUTO_TEST_CASE(legal_topic_names) {
@@ -72,96 +90,385 @@ BOOST_AUTO_TEST_CASE(legal_topic_names) {
     BOOST_TEST(!is_legal_topic_name("."));
     BOOST_TEST(!is_legal_topic_name(".."));
     BOOST_TEST(!is_legal_topic_name("has space"));
+    BOOST_TEST(!is_legal_topic_name("ordér"));
     BOOST_TEST(!is_legal_topic_name(std::string(250, 'a')));
     BOOST_TEST(is_legal_topic_name(std::string(249, 'a')));
 }
 
 BOOST_AUTO_TEST_CASE(binding_finds_configured_columns_and_names_a_missing_one) {
+    const auto columns = debezium_columns();
+    const pgoutput::Relation relation{16384, "public", "outbox", 'd', columns};
     config::OutboxSettings settings;
-    const auto table = bind_outbox_table({"public", "outbox"}, outbox_relation(), settings);
+    const auto table = bind_outbox_table({"public", "outbox"}, relation, settings);
     BOOST_TEST(table.id.index == 0u);
     BOOST_TEST(table.route_by.index == 1u);
     BOOST_TEST(table.key.index == 2u);
     BOOST_TEST(table.payload.index == 4u);
+    BOOST_TEST(!table.timestamp.has_value());
 
     settings.field_event_key = "aggregate_id";
     try {
-        bind_outbox_table({"public", "outbox"}, outbox_relation(), settings);
+        bind_outbox_table({"public", "outbox"}, relation, settings);
         BOOST_FAIL("expected DefiniteError");
     } catch (const DefiniteError& e) {
         const std::string message = e.what();
-        BOOST_TEST(message.find("public.outbox") != std::string::npos);
-        BOOST_TEST(message.find("\"aggregate_id\"") != std::string::npos);
-        BOOST_TEST(message.find("outbox.table.field.event.key") != std::string::npos);
+        BOOST_TEST(contains(message, "public.outbox"));
+        BOOST_TEST(contains(message, "\"aggregate_id\""));
+        BOOST_TEST(contains(message, "outbox.table.field.event.key"));
     }
+    BOOST_TEST(missing_outbox_columns({"id", "aggregatetype", "payload"}, settings) ==
+               std::vector<std::string>{"\"aggregate_id\" (outbox.table.field.event.key)"});
+}
+
+BOOST_AUTO_TEST_CASE(timestamp_and_partition_columns_must_exist_and_have_a_usable_type) {
+    const auto columns = debezium_columns();
+    const pgoutput::Relation relation{16384, "public", "outbox", 'd', columns};
+    config::OutboxSettings settings;
+    settings.field_event_timestamp = "created_at";
+    BOOST_CHECK_EXCEPTION(
+        bind_outbox_table({"public", "outbox"}, relation, settings), DefiniteError, [](const DefiniteError& e) {
+            return contains(e.what(), "no column \"created_at\" (outbox.table.field.event.timestamp)");
+        });
+    BOOST_TEST(missing_outbox_columns({"id", "aggregatetype", "aggregateid", "payload"}, settings) ==
+               std::vector<std::string>{"\"created_at\" (outbox.table.field.event.timestamp)"});
+
+    settings.field_event_timestamp = "type";  // text
+    BOOST_CHECK_EXCEPTION(bind_outbox_table({"public", "outbox"}, relation, settings), DefiniteError,
+                          [](const DefiniteError& e) {
+                              return contains(e.what(),
+                                              "column \"type\" (outbox.table.field.event.timestamp) is text, "
+                                              "not a timestamp, timestamptz or integer");
+                          });
+
+    settings.field_event_timestamp.clear();
+    settings.additional_fields = {{"aggregateid", config::Placement::partition, "aggregateid"}};
+    BOOST_CHECK_EXCEPTION(bind_outbox_table({"public", "outbox"}, relation, settings), DefiniteError,
+                          [](const DefiniteError& e) {
+                              return contains(e.what(), "is text, not an integer, so it cannot be a partition");
+                          });
 }
 
 BOOST_AUTO_TEST_CASE(row_becomes_a_debezium_default_record) {
-    config::OutboxSettings settings;
-    const auto table = bind_outbox_table({"public", "outbox"}, outbox_relation(), settings);
-    EventRouter router(settings);
-    const pgoutput::ColumnValue row[] = {text("4d47e190-0402-4048-bc2c-89dd54343cdc"), text("Order"), text("1001"),
-                                         text("OrderCreated"), text(R"({"id": 1})")};
-    const auto record = router.route({&table, 0x1000}, row, 1'700'000'000'123);
+    TableFixture fixture;
+    const auto record = fixture.route(order_row());
     BOOST_TEST(record.topic == "outbox.event.Order");
+    BOOST_TEST(record.partition == -1);
     BOOST_TEST(record.key.value() == "1001");
-    BOOST_TEST(record.value.value() == R"({"id": 1})");
-    BOOST_TEST(record.headers[0].value.value() == "4d47e190-0402-4048-bc2c-89dd54343cdc");
-    BOOST_TEST(record.timestamp_ms == 1'700'000'000'123);
+    BOOST_TEST(record.value.value() == R"({"id": 1, "customerId": 123})");  // the jsonb text byte for byte
+    BOOST_TEST(record.headers.size() == 1u);
+    BOOST_TEST(record.headers[0].name == "id");
+    BOOST_TEST(header_value(record, 0) == kUuid);
+    BOOST_TEST(record.timestamp_ms == 1'700'000'000'123);  // the commit time
+}
+
+BOOST_AUTO_TEST_CASE(custom_id_key_and_payload_columns) {
+    config::OutboxSettings settings;
+    settings.field_event_id = "event_id";
+    settings.field_event_key = "order_id";
+    settings.field_event_payload = "body";
+    settings.route_by_field = "kind";
+    TableFixture fixture({{0, "kind", pg_oid::kText, -1},
+                          {0, "order_id", pg_oid::kInt8, -1},
+                          {0, "event_id", pg_oid::kInt4, -1},
+                          {0, "body", pg_oid::kText, -1}},
+                         settings);
+    const auto record = fixture.route({text("Shipment"), text("9007199254740993"), text("42"), text("shipped")});
+    BOOST_TEST(record.topic == "outbox.event.Shipment");
+    BOOST_TEST(record.key.value() == "9007199254740993");
+    BOOST_TEST(header_value(record, 0) == "42");
+    BOOST_TEST(record.value.value() == "shipped");
 }
 
 BOOST_AUTO_TEST_CASE(null_key_and_payload_give_no_key_and_a_null_value) {
-    config::OutboxSettings settings;
-    const auto table = bind_outbox_table({"public", "outbox"}, outbox_relation(), settings);
-    EventRouter router(settings);
-    const pgoutput::ColumnValue row[] = {text("id-1"), text("Order"), null(), null(), null()};
-    const auto record = router.route({&table, 0x1000}, row, 0);
+    TableFixture fixture;
+    const auto record = fixture.route({text("id-1"), text("Order"), null(), null(), null()});
     BOOST_TEST(!record.key.has_value());
     BOOST_TEST(!record.value.has_value());
+    BOOST_TEST(record.topic == "outbox.event.Order");
 }
 
 BOOST_AUTO_TEST_CASE(bytea_key_and_payload_are_raw_bytes_and_bytea_id_is_base64) {
-    const pgoutput::RelationColumn columns[] = {{0, "id", kByteaOid, -1}, {0, "aggregatetype", kText, -1},
-                                                {0, "aggregateid", kByteaOid, -1}, {0, "payload", kByteaOid, -1}};
-    config::OutboxSettings settings;
-    const auto table = bind_outbox_table({"public", "outbox"}, outbox_relation(columns), settings);
-    EventRouter router(settings);
-    const pgoutput::ColumnValue row[] = {text("\\x00ff10"), text("Order"), text("\\x0a0B"), text("\\x6869")};
-    const auto record = router.route({&table, 0x1000}, row, 0);
+    TableFixture fixture({{0, "id", pg_oid::kBytea, -1},
+                          {0, "aggregatetype", pg_oid::kText, -1},
+                          {0, "aggregateid", pg_oid::kBytea, -1},
+                          {0, "payload", pg_oid::kBytea, -1}});
+    const auto record = fixture.route({text("\\x00ff10"), text("Order"), text("\\x0a0B"), text("\\x6869")});
     BOOST_TEST(record.key.value() == std::string("\x0a\x0b", 2));
     BOOST_TEST(record.value.value() == "hi");
-    BOOST_TEST(record.headers[0].value.value() == "AP8Q");
+    BOOST_TEST(header_value(record, 0) == "AP8Q");
 }
 
-BOOST_AUTO_TEST_CASE(unroutable_rows_are_definite_errors_naming_table_column_and_lsn) {
+BOOST_AUTO_TEST_CASE(boolean_key_and_id_read_true_and_false) {
+    TableFixture fixture({{0, "id", pg_oid::kBool, -1},
+                          {0, "aggregatetype", pg_oid::kText, -1},
+                          {0, "aggregateid", pg_oid::kBool, -1},
+                          {0, "payload", pg_oid::kText, -1}});
+    const auto record = fixture.route({text("t"), text("Flag"), text("f"), text("x")});
+    BOOST_TEST(record.key.value() == "false");
+    BOOST_TEST(header_value(record, 0) == "true");
+}
+
+BOOST_AUTO_TEST_CASE(unroutable_rows_are_invalid_rows_naming_table_column_lsn_and_cause) {
     config::OutboxSettings settings;
     settings.route_topic_replacement = "bad topic ${routedByValue}";
-    const auto table = bind_outbox_table({"public", "outbox"}, outbox_relation(), settings);
-    EventRouter router(settings);
-    const pgoutput::ColumnValue null_route[] = {text("i"), null(), text("k"), text("t"), text("{}")};
-    try {
-        router.route({&table, 0x16B3748}, null_route, 0);
-        BOOST_FAIL("expected DefiniteError");
-    } catch (const DefiniteError& e) {
-        const std::string message = e.what();
-        BOOST_TEST(message.find("public.outbox") != std::string::npos);
-        BOOST_TEST(message.find("\"aggregatetype\"") != std::string::npos);
-        BOOST_TEST(message.find("0/16B3748") != std::string::npos);
-        BOOST_TEST(message.find("NULL") != std::string::npos);
-    }
-    const pgoutput::ColumnValue illegal[] = {text("i"), text("Order"), text("k"), text("t"), text("{}")};
-    BOOST_CHECK_THROW(router.route({&table, 1}, illegal, 0), DefiniteError);
+    TableFixture fixture(debezium_columns(), settings);
+    const auto null_route = invalid_row([&] { fixture.route({text("i"), null(), text("k"), text("t"), text("{}")}); });
+    const std::string message = null_route.what();
+    BOOST_TEST(contains(message, "outbox table public.outbox"));
+    BOOST_TEST(contains(message, "column \"aggregatetype\" (outbox.route.by.field)"));
+    BOOST_TEST(contains(message, "0/16B3748"));
+    BOOST_TEST(contains(message, "NULL"));
+    BOOST_TEST(null_route.source == "public.outbox");
+    BOOST_TEST(null_route.key.value() == "k");
+    BOOST_TEST(null_route.value.value() == "{}");
+    BOOST_TEST(null_route.id.value() == "i");
+
+    const auto illegal = invalid_row([&] { fixture.route(order_row()); });
+    BOOST_TEST(contains(illegal.what(), "topic \"bad topic Order\" is not a legal Kafka topic name"));
 }
 
-BOOST_AUTO_TEST_CASE(base64_and_bytea_helpers) {
-    BOOST_TEST(base64_encode("") == "");
-    BOOST_TEST(base64_encode("f") == "Zg==");
-    BOOST_TEST(base64_encode("fo") == "Zm8=");
-    BOOST_TEST(base64_encode("foo") == "Zm9v");
-    std::string out;
-    BOOST_TEST(decode_bytea_hex("\\x", out));
-    BOOST_TEST(out.empty());
-    BOOST_TEST(!decode_bytea_hex("\\x0", out));
-    BOOST_TEST(!decode_bytea_hex("\\xzz", out));
-    BOOST_TEST(!decode_bytea_hex("plain", out));
+BOOST_AUTO_TEST_CASE(the_regex_without_a_match_routes_to_the_raw_value) {
+    config::OutboxSettings settings;
+    settings.route_topic_regex = "(?<kind>[a-z]+)";
+    settings.route_topic_replacement = "lower.${kind}";
+    TableFixture fixture(debezium_columns(), settings);
+    BOOST_TEST(fixture.route({text("1"), text("order"), text("k"), text("t"), text("{}")}).topic == "lower.order");
+    BOOST_TEST(fixture.route({text("2"), text("Order"), text("k"), text("t"), text("{}")}).topic == "Order");
+}
+
+BOOST_AUTO_TEST_CASE(header_placements_follow_id_in_config_order_with_aliases) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {
+        {"type", config::Placement::header, "eventType"}, {"aggregateid", config::Placement::header, "aggregateid"},
+        {"flag", config::Placement::header, "flag"},      {"blob", config::Placement::header, "blob"},
+        {"note", config::Placement::header, "note"},      {"type", config::Placement::header, "eventType"}};
+    auto columns = debezium_columns();
+    columns.push_back({0, "flag", pg_oid::kBool, -1});
+    columns.push_back({0, "blob", pg_oid::kBytea, -1});
+    columns.push_back({0, "note", pg_oid::kText, -1});
+    TableFixture fixture(columns, settings);
+    auto row = order_row();
+    row.insert(row.end(), {text("f"), text("\\x666f6f"), null()});
+    const auto record = fixture.route(row);
+    BOOST_REQUIRE(record.headers.size() == 7u);
+    BOOST_TEST(record.headers[0].name == "id");
+    BOOST_TEST(record.headers[1].name == "eventType");
+    BOOST_TEST(header_value(record, 1) == "OrderCreated");
+    BOOST_TEST(record.headers[2].name == "aggregateid");
+    BOOST_TEST(header_value(record, 2) == "1001");
+    BOOST_TEST(header_value(record, 3) == "false");
+    BOOST_TEST(header_value(record, 4) == "Zm9v");
+    BOOST_TEST(record.headers[5].name == "note");
+    BOOST_TEST(!record.headers[5].value.has_value());                       // NULL: a header with a null value
+    BOOST_TEST(record.headers[6].name == "eventType");                      // added again, never replaced
+    BOOST_TEST(record.value.value() == R"({"id": 1, "customerId": 123})");  // headers only: value untouched
+}
+
+BOOST_AUTO_TEST_CASE(envelope_placements_make_a_typed_json_value_in_config_order) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {
+        {"type", config::Placement::envelope, "eventType"}, {"amount", config::Placement::envelope, "amount"},
+        {"count", config::Placement::envelope, "n"},        {"done", config::Placement::envelope, "done"},
+        {"ratio", config::Placement::envelope, "ratio"},    {"note", config::Placement::envelope, "note"},
+        {"blob", config::Placement::envelope, "blob"},      {"meta", config::Placement::envelope, "meta"},
+        {"type", config::Placement::header, "eventType"}};
+    auto columns = debezium_columns();
+    columns.insert(columns.end(), {{0, "amount", pg_oid::kNumeric, -1},
+                                   {0, "count", pg_oid::kInt8, -1},
+                                   {0, "done", pg_oid::kBool, -1},
+                                   {0, "ratio", pg_oid::kFloat8, -1},
+                                   {0, "note", pg_oid::kText, -1},
+                                   {0, "blob", pg_oid::kBytea, -1},
+                                   {0, "meta", pg_oid::kJsonb, -1}});
+    TableFixture fixture(columns, settings);
+    auto row = order_row();
+    row.insert(row.end(),
+               {text("12.50"), text("-3"), text("t"), text("NaN"), null(), text("\\x00"), text(R"({"a": "b\"c"})")});
+    const auto record = fixture.route(row);
+    BOOST_TEST(record.value.value() ==
+               R"({"payload":"{\"id\": 1, \"customerId\": 123}","eventType":"OrderCreated","amount":12.50,"n":-3,)"
+               R"("done":true,"ratio":"NaN","note":null,"blob":"AA==","meta":"{\"a\": \"b\\\"c\"}"})");
+    BOOST_TEST(nlohmann::json::accept(*record.value));
+    BOOST_TEST(record.headers.size() == 2u);  // the header placement still applies
+}
+
+BOOST_AUTO_TEST_CASE(envelope_payload_of_each_type) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"type", config::Placement::envelope, "type"}};
+    TableFixture bytea_payload({{0, "id", pg_oid::kUuid, -1},
+                                {0, "aggregatetype", pg_oid::kText, -1},
+                                {0, "aggregateid", pg_oid::kText, -1},
+                                {0, "type", pg_oid::kText, -1},
+                                {0, "payload", pg_oid::kBytea, -1}},
+                               settings);
+    BOOST_TEST(bytea_payload.route({text(kUuid), text("A"), text("k"), text("T"), text("\\x6869")}).value.value() ==
+               R"({"payload":"aGk=","type":"T"})");
+    TableFixture jsonb_payload(debezium_columns(), settings);
+    BOOST_TEST(jsonb_payload.route({text(kUuid), text("A"), text("k"), text("T"), null()}).value.value() ==
+               R"({"payload":null,"type":"T"})");
+}
+
+BOOST_AUTO_TEST_CASE(partition_placement_sends_to_that_partition) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"shard", config::Placement::partition, "ignored"}};
+    auto columns = debezium_columns();
+    columns.push_back({0, "shard", pg_oid::kInt2, -1});
+    TableFixture fixture(columns, settings);
+    auto row = order_row();
+    row.push_back(text("2"));
+    const auto record = fixture.route(row);
+    BOOST_TEST(record.partition == 2);
+    BOOST_TEST(record.headers.size() == 1u);
+    row.back() = null();
+    BOOST_TEST(fixture.route(row).partition == -1);
+    row.back() = text("-1");
+    BOOST_TEST(contains(invalid_row([&] { fixture.route(row); }).what(), "\"-1\" is not a partition number"));
+    row.back() = text("2147483648");
+    BOOST_TEST(contains(invalid_row([&] { fixture.route(row); }).what(),
+                        "column \"shard\" (outbox.table.fields.additional.placement)"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_additional_column_is_an_invalid_row_under_error_and_left_out_under_ignore) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"tenant", config::Placement::envelope, "tenant"},
+                                  {"type", config::Placement::envelope, "eventType"},
+                                  {"trace", config::Placement::header, "trace"}};
+    {
+        TableFixture fixture(debezium_columns(), settings);
+        const auto error = invalid_row([&] { fixture.route(order_row()); });
+        BOOST_TEST(contains(
+            error.what(), "outbox table public.outbox, column \"tenant\" (outbox.table.fields.additional.placement)"));
+        BOOST_TEST(contains(error.what(), "table.field.additional.missing is error"));
+        BOOST_TEST(contains(error.what(), "0/16B3748"));
+    }
+    settings.additional_missing = config::MissingFieldBehavior::ignore;
+    TableFixture fixture(debezium_columns(), settings);
+    const auto record = fixture.route(order_row());
+    BOOST_TEST(record.value.value() == R"({"payload":"{\"id\": 1, \"customerId\": 123}","eventType":"OrderCreated"})");
+    BOOST_TEST(record.headers.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(tombstones_for_null_and_blank_payloads_keep_topic_key_headers_and_timestamp) {
+    config::OutboxSettings settings;
+    settings.route_tombstone_on_empty_payload = true;
+    settings.additional_fields = {{"type", config::Placement::header, "eventType"}};
+    TableFixture text_payload({{0, "id", pg_oid::kUuid, -1},
+                               {0, "aggregatetype", pg_oid::kText, -1},
+                               {0, "aggregateid", pg_oid::kText, -1},
+                               {0, "type", pg_oid::kText, -1},
+                               {0, "payload", pg_oid::kText, -1}},
+                              settings);
+    for (const auto payload : {null(), text(""), text(" \t\n")}) {
+        const auto record = text_payload.route({text(kUuid), text("Order"), text("1001"), text("Deleted"), payload});
+        BOOST_TEST(!record.value.has_value());
+        BOOST_TEST(record.topic == "outbox.event.Order");
+        BOOST_TEST(record.key.value() == "1001");
+        BOOST_TEST(header_value(record, 0) == kUuid);
+        BOOST_TEST(header_value(record, 1) == "Deleted");
+        BOOST_TEST(record.timestamp_ms == 1'700'000'000'123);
+    }
+    BOOST_TEST(text_payload.route({text(kUuid), text("Order"), text("1"), text("T"), text(" x ")}).value.value() ==
+               " x ");
+
+    settings.additional_fields = {{"type", config::Placement::envelope, "eventType"}};
+    TableFixture envelope(debezium_columns(), settings);
+    BOOST_TEST(!envelope.route({text(kUuid), text("Order"), text("1"), text("T"), null()}).value.has_value());
+
+    settings.route_tombstone_on_empty_payload = false;
+    TableFixture off(debezium_columns(), {});
+    BOOST_TEST(!off.route({text(kUuid), text("Order"), text("1"), text("T"), null()}).value.has_value());
+    TableFixture off_text({{0, "id", pg_oid::kUuid, -1},
+                           {0, "aggregatetype", pg_oid::kText, -1},
+                           {0, "aggregateid", pg_oid::kText, -1},
+                           {0, "payload", pg_oid::kText, -1}});
+    BOOST_TEST(off_text.route({text(kUuid), text("Order"), text("1"), text("")}).value.value() == "");
+}
+
+BOOST_AUTO_TEST_CASE(empty_bytea_payload_is_a_tombstone_too) {
+    config::OutboxSettings settings;
+    settings.route_tombstone_on_empty_payload = true;
+    TableFixture fixture({{0, "id", pg_oid::kUuid, -1},
+                          {0, "aggregatetype", pg_oid::kText, -1},
+                          {0, "aggregateid", pg_oid::kText, -1},
+                          {0, "payload", pg_oid::kBytea, -1}},
+                         settings);
+    BOOST_TEST(!fixture.route({text(kUuid), text("A"), text("1"), text("\\x")}).value.has_value());
+    BOOST_TEST(fixture.route({text(kUuid), text("A"), text("1"), text("\\x20")}).value.value() == " ");
+}
+
+BOOST_AUTO_TEST_CASE(expanded_json_payload_in_headers_only_mode_is_compact_and_shaped) {
+    config::OutboxSettings settings;
+    settings.expand_json_payload = true;
+    TableFixture fixture(debezium_columns(), settings);
+    const auto record = fixture.route(order_row(R"({"a": {"b": null, "c": [1, null]}, "d": [], "e": "x"})"));
+    BOOST_TEST(record.value.value() == R"({"a":{"c":[1,null]},"e":"x"})");
+}
+
+BOOST_AUTO_TEST_CASE(expanded_json_payload_in_envelope_mode_is_embedded) {
+    config::OutboxSettings settings;
+    settings.expand_json_payload = true;
+    settings.json_null_behavior = config::JsonNullBehavior::optional_bytes;
+    settings.additional_fields = {{"type", config::Placement::envelope, "eventType"}};
+    TableFixture fixture(debezium_columns(), settings);
+    const auto record = fixture.route(order_row(R"({"id": 1, "gone": null})"));
+    BOOST_TEST(record.value.value() == R"({"payload":{"id":1,"gone":null},"eventType":"OrderCreated"})");
+}
+
+BOOST_AUTO_TEST_CASE(payload_that_cannot_be_expanded_stays_as_it_was_with_a_warning) {
+    config::OutboxSettings settings;
+    settings.expand_json_payload = true;
+    auto columns = debezium_columns();
+    columns[4].type_oid = pg_oid::kText;
+    TableFixture headers_only(columns, settings);
+    settings.additional_fields = {{"type", config::Placement::envelope, "t"}};
+    TableFixture envelope(columns, settings);
+    StderrCapture log;
+    BOOST_TEST(headers_only.route(order_row("{not json")).value.value() == "{not json");
+    BOOST_TEST(envelope.route(order_row("42")).value.value() == R"({"payload":"42","t":"OrderCreated"})");
+    const std::string warnings = log.text();
+    BOOST_TEST(contains(warnings, "WARN"));
+    BOOST_TEST(
+        contains(warnings,
+                 "outbox table public.outbox, transaction committing at LSN 0/16B3748: "
+                 "table.expand.json.payload: column \"payload\" is kept as it was because it is not valid JSON"));
+    BOOST_TEST(contains(warnings, "it is a JSON number, not an object or array"));
+}
+
+BOOST_AUTO_TEST_CASE(timestamp_column_of_each_accepted_type_sets_the_record_timestamp) {
+    const auto fixture_for = [](std::uint32_t oid) {
+        config::OutboxSettings settings;
+        settings.field_event_timestamp = "at";
+        auto columns = debezium_columns();
+        columns.push_back({0, "at", oid, -1});
+        return std::make_unique<TableFixture>(columns, settings);
+    };
+    const auto with = [](std::string_view at) {
+        auto row = order_row();
+        row.push_back(at.empty() ? null() : text(at));
+        return row;
+    };
+    auto timestamp = fixture_for(pg_oid::kTimestamp);
+    BOOST_TEST(timestamp->route(with("2024-01-02 03:04:05.123456")).timestamp_ms == 1'704'164'645'123);
+    auto timestamptz = fixture_for(pg_oid::kTimestamptz);
+    BOOST_TEST(timestamptz->route(with("2024-01-02 03:04:05.5+00")).timestamp_ms == 1'704'164'645'500);
+    BOOST_TEST(timestamptz->route(with("2024-01-02 08:34:05+05:30")).timestamp_ms == 1'704'164'645'000);
+    BOOST_TEST(timestamptz->route(with("")).timestamp_ms == 1'700'000'000'123);  // NULL: the commit time
+    auto epoch = fixture_for(pg_oid::kInt8);
+    BOOST_TEST(epoch->route(with("1704164645123")).timestamp_ms == 1'704'164'645'123);
+
+    const auto bad = invalid_row([&] { timestamptz->route(with("infinity")); });
+    BOOST_TEST(contains(bad.what(), "column \"at\" (outbox.table.field.event.timestamp)"));
+    BOOST_TEST(contains(bad.what(), "\"infinity\" is not a timestamp"));
+    BOOST_TEST(contains(invalid_row([&] { epoch->route(with("-5")); }).what(), "before 1970-01-01"));
+}
+
+BOOST_AUTO_TEST_CASE(route_by_value_of_a_non_text_type_is_used_as_text) {
+    config::OutboxSettings settings;
+    settings.route_by_field = "region";
+    auto columns = debezium_columns();
+    columns.push_back({0, "region", pg_oid::kInt4, -1});
+    TableFixture fixture(columns, settings);
+    auto row = order_row();
+    row.push_back(text("7"));
+    BOOST_TEST(fixture.route(row).topic == "outbox.event.7");
 }

@@ -50,6 +50,8 @@ public:
 
     // The position to report as flushed to PostgreSQL (0 until something is confirmed).
     Lsn confirmed_lsn() const { return confirmed_; }
+    // Committed transactions confirmed so far (cumulative, never reset).
+    std::uint64_t transactions_confirmed() const { return transactions_confirmed_; }
 
     // Events handed to Kafka and not yet acknowledged.
     std::size_t events_in_flight() const { return events_in_flight_; }
@@ -86,6 +88,7 @@ private:
     bool open_ = false;
     std::size_t events_in_flight_ = 0;
     Lsn confirmed_ = 0;
+    std::uint64_t transactions_confirmed_ = 0;
 };
 
 }  // namespace outbox::ack

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "outbox/util/log.hpp"
 
 namespace outbox::config {
 
@@ -28,18 +31,60 @@ struct PostgresSettings {
     PublicationAutocreate publication_autocreate = PublicationAutocreate::filtered;
     std::vector<TableName> tables{{"public", "outbox"}};
     int status_update_interval_ms = 1000;
+    int heartbeat_interval_ms = 0;  // 0: off
+    std::string heartbeat_action_query = "SELECT pg_logical_emit_message(true, 'outbox-router-heartbeat', '')";
+    int reconnect_backoff_max_ms = 30000;
     Location conninfo_location;
 };
+
+// One item of table.fields.additional.placement: `column:placement[:alias]`.
+enum class Placement { header, envelope, partition };
+struct AdditionalField {
+    std::string column;
+    Placement placement = Placement::header;
+    std::string alias;  // the column name when not given; unused for partition
+    bool operator==(const AdditionalField&) const = default;
+};
+
+enum class MissingFieldBehavior { error, ignore };        // table.field.additional.missing
+enum class InvalidOpBehavior { warn, error, fatal };      // table.op.invalid.behavior
+enum class JsonNullBehavior { ignore, optional_bytes };   // table.json.payload.null.behavior
+enum class JsonEmptyArrayBehavior { ignore, optional_string };  // table.json.payload.empty.array.behavior
+
+struct OutboxTableOverride;
 
 // Debezium Outbox Event Router option names and defaults.
 struct OutboxSettings {
     std::string route_by_field = "aggregatetype";
     std::string route_topic_regex = "(?<routedByValue>.*)";
     std::string route_topic_replacement = "outbox.event.${routedByValue}";
+    bool route_tombstone_on_empty_payload = false;
     std::string field_event_id = "id";
     std::string field_event_key = "aggregateid";
     std::string field_event_payload = "payload";
+    std::string field_event_timestamp;  // empty: the transaction's commit time
+    std::vector<AdditionalField> additional_fields;
+    MissingFieldBehavior additional_missing = MissingFieldBehavior::error;
+    InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::warn;
+    bool expand_json_payload = false;
+    JsonNullBehavior json_null_behavior = JsonNullBehavior::ignore;
+    JsonEmptyArrayBehavior json_empty_array_behavior = JsonEmptyArrayBehavior::ignore;
     Location route_topic_regex_location;
+    Location route_topic_replacement_location;
+
+    // Set on Config::outbox only (they are not per table).
+    std::vector<std::string> message_prefixes;  // message.prefix.include.list; empty: messages are off
+    std::vector<OutboxTableOverride> table_overrides;
+
+    // The settings in force for `table`: its table.overrides block, else these.
+    const OutboxSettings& for_table(const TableName& table) const;
+};
+
+// One table.overrides entry: the shared settings with the block's keys replacing theirs.
+struct OutboxTableOverride {
+    TableName table;
+    OutboxSettings settings;
+    Location location;
 };
 
 // A librdkafka property passed through unchanged.
@@ -54,12 +99,40 @@ struct KafkaSettings {
     int embedded_brokers = 0;               // >0: start an in-process librdkafka mock cluster
 };
 
+// What happens to an event that cannot be delivered (Kafka Connect's errors.tolerance).
+enum class ErrorTolerance {
+    none,  // a definite error: the router stops without confirming past it
+    all,   // dead-lettered (errors.deadletterqueue.topic.name) or skipped and counted
+};
+
+// The HTTP endpoint for /metrics, /healthz and /readyz.
+struct MetricsSettings {
+    std::string listen;  // "host:port" as written; empty: no endpoint
+    std::string host;    // without the brackets of an IPv6 address
+    std::uint16_t port = 0;
+    Location listen_location;
+};
+
+struct LogSettings {
+    log::Level level = log::Level::info;
+    log::Format format = log::Format::text;
+    int progress_interval_ms = 30000;  // how often the progress line is logged
+};
+
 struct Config {
     std::string source_file;
     PostgresSettings postgres;
     OutboxSettings outbox;
     KafkaSettings kafka;
     int shutdown_timeout_ms = 30000;
+    // Bounds on events handed to Kafka and not yet acknowledged; when reached, the router stops
+    // reading WAL (the walsender waits) but keeps serving acknowledgements and status updates.
+    long max_inflight_messages = 100000;
+    long max_inflight_bytes = 64L * 1024 * 1024;
+    ErrorTolerance errors_tolerance = ErrorTolerance::none;
+    std::string dead_letter_topic;  // empty: skip and count (with errors.tolerance all)
+    MetricsSettings metrics;
+    LogSettings log;
 };
 
 // Reads and validates a YAML config file. ${env:NAME} anywhere in a scalar value is replaced

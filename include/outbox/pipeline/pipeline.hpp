@@ -10,6 +10,7 @@
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/producer.hpp"
+#include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
 #include "outbox/replication/heartbeat.hpp"
@@ -27,7 +28,7 @@ namespace outbox::pipeline {
 class Pipeline {
 public:
     // `bootstrap_servers` overrides kafka.bootstrap.servers (embedded cluster) when non-empty.
-    Pipeline(const config::Config& config, const std::string& bootstrap_servers);
+    Pipeline(const config::Config& config, const std::string& bootstrap_servers, observability::Metrics& metrics);
 
     // Streams until ShutdownSignal is requested (returns normally after a clean stop) or a
     // definite error (throws DefiniteError). Connection losses and fatal producer errors are
@@ -68,13 +69,34 @@ private:
     std::uint16_t source_index(const std::string& name);
     const RelationEntry& relation(std::uint32_t relid) const;
     std::unique_ptr<kafka::Producer> make_producer();
+    void watch_producer();
+
+    // Per source (table or message prefix), looked up once so that counting costs one atomic add.
+    struct SourceMetrics {
+        std::string label;
+        observability::Counter* received;
+        observability::Counter* skipped_update;
+        observability::Counter* skipped_invalid;
+        observability::Counter* skipped_undeliverable;
+    };
 
     const config::Config& config_;
     const std::string bootstrap_servers_;
+    observability::Metrics& metrics_;
+    std::vector<SourceMetrics> source_metrics_;  // parallel to sources_
+    bool connected_before_ = false;
+    struct TopicHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, observability::Counter*, TopicHash, std::equal_to<>> published_by_topic_;
+    observability::Counter& published_counter(std::string_view topic);
+    std::uint64_t transactions_reported_ = 0;
     std::chrono::milliseconds status_interval_;
     ack::AckTracker tracker_;
     router::OutboxRouter router_;
     std::unique_ptr<kafka::Producer> producer_;
+    std::optional<observability::Health::ProbeRegistration> kafka_probe_;  // after producer_: goes first
     pgoutput::Decoder decoder_;
     std::unique_ptr<replication::ReplicationStream> stream_;
     std::unique_ptr<replication::Heartbeat> heartbeat_;

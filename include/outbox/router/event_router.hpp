@@ -4,49 +4,58 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
+#include "outbox/router/json_expansion.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/router/topic_router.hpp"
 
 namespace outbox::router {
 
-// Where a row came from, for error messages that let an operator find it.
-struct RowOrigin {
-    const OutboxTable* table = nullptr;
-    Lsn commit_lsn = 0;
-};
-
-// Routes the rows of one outbox table's settings (Debezium EventRouter, headers-only mode).
-
+// Debezium's EventRouter for one block of settings (the shared one or a table override): an
+// outbox row becomes topic, partition, key, value, headers and timestamp. Keeps the scratch
+// storage the records point into, so routing a row allocates nothing in the common case.
 class EventRouter {
 public:
+    // Throws ConfigError for an invalid route.topic.regex or route.topic.replacement.
     explicit EventRouter(const config::OutboxSettings& settings);
+    EventRouter(const EventRouter&) = delete;
+    EventRouter& operator=(const EventRouter&) = delete;
 
-    // Routes one INSERTed outbox row. Throws InvalidRowError naming table, column and commit LSN
-    // when the row cannot be routed (NULL route-by value, illegal topic name, bad bytea text).
-    OutboxRecord route(const RowOrigin& origin, pgoutput::Tuple row, std::int64_t commit_time_ms);
+    const config::OutboxSettings& settings() const { return settings_; }
+
+    // Routes one INSERTed row (or message) of `table`, which was bound with these settings.
+    // Throws InvalidRowError naming the source, column, commit LSN and cause when it cannot be
+    // routed. The record's views stay valid until the next call.
+    OutboxRecord route(const OutboxTable& table, pgoutput::Tuple row, const TransactionContext& txn);
 
 private:
-    std::optional<std::string_view> column_bytes(const RowOrigin& origin, pgoutput::Tuple row,
-                                                 const BoundColumn& column, std::string& scratch,
-                                                 std::string_view option) const;
+    struct Row;
+    std::optional<std::string_view> converted(const Row& row, const BoundColumn& column, std::string_view option,
+                                              std::string& scratch) const;
+    std::int64_t event_timestamp(const Row& row) const;
+    void append_payload_json(const Row& row, std::optional<std::string_view> payload_text);
+    std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text,
+                                                       std::optional<std::string_view> payload);
+    bool expanded(const Row& row, std::string_view payload_text);
 
+    const config::OutboxSettings& settings_;
     TopicRouter topics_;
+    JsonExpansion expansion_;
+    bool envelope_ = false;                   // some field has placement envelope
+    std::vector<std::string> envelope_keys_;  // `,"alias":` per additional field
     std::string route_scratch_;
     std::string key_scratch_;
-    std::string value_scratch_;
     std::string id_scratch_;
-    KafkaHeader headers_[1];
+    std::string payload_scratch_;
+    std::string value_scratch_;
+    std::string expanded_scratch_;
+    std::string bytes_scratch_;
+    std::vector<std::string> header_scratch_;  // per additional field
+    std::vector<KafkaHeader> headers_;
 };
-
-// PostgreSQL type OIDs the router treats specially.
-inline constexpr std::uint32_t kByteaOid = 17;
-
-// Decodes bytea's text output ("\x0a1b..."). Returns false for anything else.
-bool decode_bytea_hex(std::string_view text, std::string& out);
-std::string base64_encode(std::string_view bytes);
 
 }  // namespace outbox::router

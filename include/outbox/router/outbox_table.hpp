@@ -2,39 +2,69 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
+#include "outbox/router/column_value.hpp"
 
 namespace outbox::router {
 
-// The position and type of one configured column in an outbox table's published column list.
+// The position and type of one configured column in a row.
 struct BoundColumn {
-    std::string name;
+    std::string_view name;  // the configured name (points into the settings)
     std::size_t index = 0;
-    std::uint32_t type_oid = 0;
+    ValueType type = ValueType::text;
 };
 
-// An outbox table as the server last described it (pgoutput RELATION), with the configured
-// Debezium columns resolved to positions. Re-bound on every RELATION, because a schema change
-// re-sends it.
+// An outbox table as the server last described it (pgoutput RELATION), or one logical decoding
+// message, with the configured Debezium columns resolved to positions. Tables are re-bound on
+// every RELATION, because a schema change re-sends it; messages on every message.
 struct OutboxTable {
-    config::TableName name;
+    config::TableName name;  // the table; for messages, schema "" and the prefix
+    std::string source;      // InvalidRowError::source: "public.outbox" or "message prefix outbox"
+    std::string
+        description;  // in errors: `outbox table public.outbox`, `logical decoding message with prefix "outbox"`
+    std::string_view column_word = "column";  // "field" for messages
     BoundColumn id;
     BoundColumn key;
     BoundColumn payload;
     BoundColumn route_by;
+    std::optional<BoundColumn> timestamp;
+    // One per settings.additional_fields item, in the same order; nullopt: the row has no such column.
+    std::vector<std::optional<BoundColumn>> additional;
+
+    static OutboxTable for_table(const config::TableName& name);
+    static OutboxTable for_message_prefix(std::string_view prefix);
 };
 
-// Resolves the configured columns. A missing one is a DefiniteError naming table and column,
-// because routing without it would lose or misroute events.
+// A configured column the row lacks, or has with a type it cannot be used as.
+struct BindProblem {
+    enum class Kind { missing, unusable_type };
+    Kind kind = Kind::missing;
+    std::string column;
+    std::string option;  // "outbox.table.field.event.key"
+    std::string cause;   // "is missing", "is text, not an integer, so it cannot be a partition"
+};
+
+// Resolves the configured columns of `settings` among `columns` into `table`, reusing its
+// storage. The required columns and the timestamp column must exist; a partition column must
+// be an integer and a timestamp column a timestamp, timestamptz or integer. Missing additional
+// columns are recorded, not refused: table.field.additional.missing decides per row.
+std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgoutput::RelationColumn> columns,
+                                        const config::OutboxSettings& settings);
+
+// bind_columns for a RELATION; a problem is a DefiniteError naming table and column, because
+// routing without the column would lose or misroute events.
 OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Relation& relation,
                               const config::OutboxSettings& settings);
 
-// Same check against a plain list of column names (as read from the catalog at start-up).
-// Returns the configured columns that are missing, as "column (outbox.option)" texts.
+// The existence check against a plain list of column names (as read from the catalog at
+// start-up). Returns the required columns that are missing, as "column (outbox.option)" texts.
 std::vector<std::string> missing_outbox_columns(const std::vector<std::string>& columns,
                                                 const config::OutboxSettings& settings);
 

@@ -17,16 +17,22 @@ namespace outbox::router {
 // Results are cached per distinct value: an outbox has few aggregate types and many rows.
 class TopicRouter {
 public:
-    // Throws ConfigError (with `where`) for an invalid regex or a replacement that refers to a
-    // group the regex does not have.
-    TopicRouter(const std::string& regex, const std::string& replacement,
-                const config::Location& where);
+    // Throws ConfigError (with the option's location) for an invalid regex or a replacement
+    // that refers to a group the regex does not have.
+    TopicRouter(const std::string& regex, const std::string& replacement, const config::Location& regex_where,
+                const config::Location& replacement_where);
     ~TopicRouter();
     TopicRouter(const TopicRouter&) = delete;
     TopicRouter& operator=(const TopicRouter&) = delete;
 
-    // The topic for a route-by value. The reference stays valid until the next call.
-    const std::string& topic_for(std::string_view route_by_value);
+    // A route-by value's topic, and whether it is a legal topic name (both computed once per value).
+    struct Route {
+        std::string topic;
+        bool legal = false;
+    };
+
+    // The route for a route-by value. The reference stays valid until the next call.
+    const Route& route_for(std::string_view route_by_value);
 
 private:
     struct Compiled;
@@ -38,7 +44,7 @@ private:
     };
     std::unique_ptr<Compiled> compiled_;
     std::string replacement_;
-    std::unordered_map<std::string, std::string, TransparentHash, std::equal_to<>> cache_;
+    std::unordered_map<std::string, Route, TransparentHash, std::equal_to<>> cache_;
 };
 
 // Kafka's own rule for topic names: 1–249 characters from [A-Za-z0-9._-], not "." or "..".

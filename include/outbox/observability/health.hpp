@@ -1,0 +1,75 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace outbox::observability {
+
+// What /healthz and /readyz answer. The pipeline thread reports progress and the streaming
+// state; the HTTP thread evaluates, including a Kafka probe the pipeline registers.
+class Health {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // Returns an empty string when Kafka answers, otherwise why not. Runs on the HTTP thread
+    // and must return within about a second (e.g. Producer::check_metadata(1000): librdkafka
+    // handles are thread-safe).
+    using KafkaProbe = std::function<std::string()>;
+
+    // Unregisters its probe when destroyed, waiting for a running call to finish, so the probe
+    // never outlives what it calls into. A registration replaced by a newer one unregisters nothing.
+    class ProbeRegistration {
+    public:
+        ProbeRegistration(ProbeRegistration&& other) noexcept
+            : health_(std::exchange(other.health_, nullptr)), generation_(other.generation_) {}
+        ProbeRegistration(const ProbeRegistration&) = delete;
+        ProbeRegistration& operator=(const ProbeRegistration&) = delete;
+        ProbeRegistration& operator=(ProbeRegistration&&) = delete;
+        ~ProbeRegistration();
+
+    private:
+        friend class Health;
+        ProbeRegistration(Health* health, std::uint64_t generation) : health_(health), generation_(generation) {}
+        Health* health_;
+        std::uint64_t generation_;
+    };
+
+    struct Verdict {
+        bool ok = false;
+        std::string detail;  // one line per check, each ending in '\n'
+    };
+
+    // Liveness fails once the main loop has not reported progress for `stall_after`.
+    explicit Health(std::chrono::milliseconds stall_after = std::chrono::seconds(10));
+    Health(const Health&) = delete;
+    Health& operator=(const Health&) = delete;
+
+    // Pipeline thread: once per loop turn, including while waiting to reconnect.
+    void mark_progress() noexcept {
+        last_progress_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    }
+    // Pipeline thread: true once START_REPLICATION succeeded, false when the connection is gone.
+    void set_streaming(bool streaming) noexcept { streaming_.store(streaming, std::memory_order_relaxed); }
+    bool streaming() const noexcept { return streaming_.load(std::memory_order_relaxed); }
+
+    // Replaces any earlier probe.
+    [[nodiscard]] ProbeRegistration register_kafka_probe(KafkaProbe probe);
+
+    Verdict liveness() const;
+    Verdict readiness() const;  // streaming and Kafka reachable
+
+private:
+    const std::chrono::milliseconds stall_after_;
+    std::atomic<Clock::rep> last_progress_;
+    std::atomic<bool> streaming_{false};
+    mutable std::mutex probe_mutex_;  // held while the probe runs: see ProbeRegistration
+    KafkaProbe kafka_probe_;
+    std::uint64_t probe_generation_ = 0;
+};
+
+}  // namespace outbox::observability

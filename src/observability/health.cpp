@@ -1,0 +1,67 @@
+#include "outbox/observability/health.hpp"
+
+#include <cstdio>
+
+namespace outbox::observability {
+namespace {
+std::string seconds_text(Health::Clock::duration duration) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", std::chrono::duration<double>(duration).count());
+    return text;
+}
+}  // namespace
+
+Health::ProbeRegistration::~ProbeRegistration() {
+    if (!health_) return;
+    const std::lock_guard lock(health_->probe_mutex_);
+    if (health_->probe_generation_ == generation_) health_->kafka_probe_ = nullptr;
+}
+
+// Starting counts as progress: the first loop turn may follow a slow connect and slot set-up.
+Health::Health(std::chrono::milliseconds stall_after)
+    : stall_after_(stall_after), last_progress_(Clock::now().time_since_epoch().count()) {}
+
+Health::ProbeRegistration Health::register_kafka_probe(KafkaProbe probe) {
+    const std::lock_guard lock(probe_mutex_);
+    kafka_probe_ = std::move(probe);
+    return ProbeRegistration(this, ++probe_generation_);
+}
+
+Health::Verdict Health::liveness() const {
+    const auto last = Clock::time_point(Clock::duration(last_progress_.load(std::memory_order_relaxed)));
+    const auto age = Clock::now() - last;
+    if (age > stall_after_)
+        return {false, "main loop: no progress for " + seconds_text(age) + " s (limit " + seconds_text(stall_after_) + " s)\n"};
+    return {true, "main loop: progressed " + seconds_text(age) + " s ago\n"};
+}
+
+Health::Verdict Health::readiness() const {
+    Verdict verdict{true, ""};
+    if (streaming()) {
+        verdict.detail += "postgres: streaming\n";
+    } else {
+        verdict.ok = false;
+        verdict.detail += "postgres: not streaming\n";
+    }
+    const std::lock_guard lock(probe_mutex_);
+    if (!kafka_probe_) {
+        verdict.ok = false;
+        verdict.detail += "kafka: not checked yet\n";
+        return verdict;
+    }
+    std::string problem;
+    try {
+        problem = kafka_probe_();
+    } catch (const std::exception& e) {
+        problem = e.what();
+    }
+    if (problem.empty()) {
+        verdict.detail += "kafka: reachable\n";
+    } else {
+        verdict.ok = false;
+        verdict.detail += "kafka: unreachable: " + problem + "\n";
+    }
+    return verdict;
+}
+
+}  // namespace outbox::observability

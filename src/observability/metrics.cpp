@@ -1,0 +1,61 @@
+#include "outbox/observability/metrics.hpp"
+
+#include <algorithm>
+
+namespace outbox::observability {
+namespace {
+// Commit-to-acknowledgement spans a linger, a broker round trip and, when behind, a backlog.
+const std::vector<double> kLatencyBuckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}  // namespace
+
+Metrics::Metrics()
+    : events_received(registry_.counter_family("outbox_router_events_received_total",
+                                               "Outbox rows and messages received from PostgreSQL.", {"table"})),
+      events_published(registry_.counter_family("outbox_router_events_published_total",
+                                                "Events acknowledged by Kafka.", {"topic"})),
+      events_skipped(registry_.counter_family("outbox_router_events_skipped_total",
+                                              "Outbox changes deliberately not published.", {"table", "reason"})),
+      events_dead_lettered(registry_.counter_family("outbox_router_events_dead_lettered_total",
+                                                    "Invalid outbox rows sent to a dead-letter topic.",
+                                                    {"table", "topic"})),
+      transactions_confirmed(registry_.counter("outbox_router_transactions_confirmed_total",
+                                               "Transactions confirmed to PostgreSQL after Kafka acknowledged them.")),
+      reconnects(registry_.counter("outbox_router_reconnects_total",
+                                   "Times the replication connection was re-established after a loss.")),
+      producer_errors(registry_.counter("outbox_router_producer_errors_total",
+                                        "Failed Kafka deliveries and producer error callbacks.")),
+      received_lsn(registry_.gauge("outbox_router_received_lsn_bytes", "Newest WAL position received.")),
+      confirmed_lsn(registry_.gauge("outbox_router_confirmed_lsn_bytes",
+                                    "WAL position last confirmed to PostgreSQL as flushed.")),
+      in_flight_messages(registry_.gauge("outbox_router_in_flight_messages",
+                                         "Events handed to Kafka and not yet acknowledged.")),
+      in_flight_bytes(registry_.gauge("outbox_router_in_flight_bytes",
+                                      "Key and value bytes of the events in flight.")),
+      commit_to_ack_seconds(registry_.histogram("outbox_router_commit_to_ack_seconds",
+                                                "Time from the PostgreSQL commit to the Kafka acknowledgement.",
+                                                kLatencyBuckets)),
+      server_wal_lsn(registry_.gauge("outbox_router_server_wal_lsn_bytes",
+                                     "The server's current WAL position (pg_current_wal_lsn()).")),
+      slot_confirmed_flush_lsn(registry_.gauge("outbox_router_slot_confirmed_flush_lsn_bytes",
+                                               "The slot's confirmed_flush_lsn as PostgreSQL reports it.")),
+      slot_retained_wal_bytes(registry_.gauge("outbox_router_slot_retained_wal_bytes",
+                                              "WAL the slot keeps on the server (pg_current_wal_lsn() - restart_lsn).")),
+      slot_active(registry_.gauge("outbox_router_slot_active", "1 when a walsender streams from the slot.")),
+      slot_monitor_up(registry_.gauge("outbox_router_slot_monitor_up",
+                                      "1 when the last pg_replication_slots query succeeded.")) {
+    registry_.gauge_function("outbox_router_lag_bytes",
+                             "The server's WAL position minus the confirmed position.",
+                             [this] { return lag_bytes(); });
+    registry_.gauge_function("outbox_router_streaming", "1 while streaming from PostgreSQL.",
+                             [this] { return health.streaming() ? 1 : 0; });
+}
+
+std::int64_t Metrics::lag_bytes() const {
+    const std::int64_t server = server_wal_lsn.value();
+    // Until the pipeline confirms its first position, the slot's own confirmed position is the truth.
+    const std::int64_t confirmed = std::max(confirmed_lsn.value(), slot_confirmed_flush_lsn.value());
+    if (server == 0 || confirmed == 0) return 0;
+    return std::max<std::int64_t>(server - confirmed, 0);
+}
+
+}  // namespace outbox::observability

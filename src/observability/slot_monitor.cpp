@@ -1,0 +1,98 @@
+#include "outbox/observability/slot_monitor.hpp"
+
+#include <array>
+#include <utility>
+
+#include "outbox/util/log.hpp"
+#include "outbox/util/lsn.hpp"
+
+namespace outbox::observability {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kSideConnectionSettings{{
+    {"connect_timeout", "5"},
+    {"keepalives", "1"},
+    {"keepalives_idle", "5"},
+    {"keepalives_interval", "5"},
+    {"keepalives_count", "3"},
+    {"tcp_user_timeout", "15000"},
+    {"application_name", "outbox-router-slot-monitor"},
+}};
+
+std::int64_t as_gauge(Lsn lsn) { return static_cast<std::int64_t>(lsn); }
+
+}  // namespace
+
+std::string side_connection_conninfo(std::string_view conninfo) {
+    const bool uri = conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
+    if (!uri) {
+        // In key/value form the last setting of a key wins, so the caller's own values prevail.
+        std::string settings;
+        for (const auto& [key, value] : kSideConnectionSettings)
+            settings.append(key).append("=").append(value).append(" ");
+        if (conninfo.find('=') != std::string_view::npos) return settings.append(conninfo);
+        // Without '=' libpq reads the whole string as a database name; keep that meaning.
+        settings.append("dbname='");
+        for (const char c : conninfo) {
+            if (c == '\\' || c == '\'') settings += '\\';
+            settings += c;
+        }
+        return settings.append("'");
+    }
+    // In a URI, add only the parameters the caller left out, so theirs are kept.
+    std::string result(conninfo);
+    const auto query = result.find('?');
+    const std::string parameters = query == std::string::npos ? "" : result.substr(query);
+    char separator = query == std::string::npos ? '?' : '&';
+    for (const auto& [key, value] : kSideConnectionSettings) {
+        const std::string assignment = std::string(key) + "=";
+        if (parameters.find("?" + assignment) != std::string::npos || parameters.find("&" + assignment) != std::string::npos)
+            continue;
+        result.append(1, separator).append(assignment).append(value);
+        separator = '&';
+    }
+    return result;
+}
+
+SlotMonitor::SlotMonitor(const std::string& conninfo, std::string slot_name, Metrics& metrics,
+                         std::chrono::milliseconds interval)
+    : conninfo_(side_connection_conninfo(conninfo)),
+      slot_name_(std::move(slot_name)),
+      metrics_(metrics),
+      ticker_(interval, [this] { poll(); }) {}
+
+void SlotMonitor::poll() {
+    try {
+        read_slot();
+        metrics_.slot_monitor_up.set(1);
+        if (std::exchange(failing_, false)) log::info("slot monitor: reading pg_replication_slots again");
+    } catch (const std::exception& e) {
+        connection_.reset();
+        metrics_.slot_monitor_up.set(0);
+        if (!std::exchange(failing_, true))
+            log::warn(std::string("slot monitor: ") + e.what() + "; retrying every interval");
+    }
+}
+
+void SlotMonitor::read_slot() {
+    if (!connection_) connection_.emplace(conninfo_, replication::PgConnection::Mode::sql);
+    // One row whether or not the slot exists yet (the pipeline creates it on first start).
+    const auto result = connection_->exec(
+        "SELECT pg_current_wal_lsn(), s.restart_lsn, s.confirmed_flush_lsn, s.active "
+        "FROM (VALUES (1)) AS one LEFT JOIN pg_replication_slots s ON s.slot_name = " +
+            connection_->quote_literal(slot_name_),
+        "slot monitor query");
+    const auto lsn_at = [&](int column) -> Lsn {
+        if (PQgetisnull(result.get(), 0, column)) return 0;
+        return parse_lsn(PQgetvalue(result.get(), 0, column)).value_or(0);
+    };
+    const Lsn server = lsn_at(0);
+    const Lsn restart = lsn_at(1);
+    metrics_.server_wal_lsn.set(as_gauge(server));
+    metrics_.slot_confirmed_flush_lsn.set(as_gauge(lsn_at(2)));
+    // restart_lsn is NULL for a missing slot and for one whose WAL was removed (wal_status lost).
+    metrics_.slot_retained_wal_bytes.set(restart != 0 && server > restart ? as_gauge(server - restart) : 0);
+    metrics_.slot_active.set(!PQgetisnull(result.get(), 0, 3) && PQgetvalue(result.get(), 0, 3)[0] == 't' ? 1 : 0);
+}
+
+}  // namespace outbox::observability

@@ -1,0 +1,206 @@
+#include "outbox/router/column_value.hpp"
+
+namespace outbox::router {
+namespace {
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+bool decode_bytea_hex(std::string_view hex, std::string& out) {
+    if (hex.size() % 2 != 0) return false;
+    out.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int high = hex_digit(hex[i]);
+        const int low = hex_digit(hex[i + 1]);
+        if (high < 0 || low < 0) return false;
+        out.push_back(static_cast<char>(high << 4 | low));
+    }
+    return true;
+}
+
+bool is_octal(char c) { return c >= '0' && c <= '7'; }
+
+bool decode_bytea_escape(std::string_view text, std::string& out) {
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\\') {
+            out.push_back(text[i]);
+        } else if (i + 1 < text.size() && text[i + 1] == '\\') {
+            out.push_back('\\');
+            ++i;
+        } else if (i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '3' && is_octal(text[i + 2]) &&
+                   is_octal(text[i + 3])) {
+            out.push_back(static_cast<char>((text[i + 1] - '0') << 6 | (text[i + 2] - '0') << 3 | (text[i + 3] - '0')));
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+// JSON's number grammar (RFC 8259 §6). PostgreSQL's numeric and float output follows it except
+// for NaN and the infinities.
+bool is_json_number(std::string_view text) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t start = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i > start;
+    };
+    if (i < text.size() && text[i] == '-') ++i;
+    if (i < text.size() && text[i] == '0') {
+        ++i;
+    } else if (!digits()) {
+        return false;
+    }
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        if (!digits()) return false;
+    }
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (!digits()) return false;
+    }
+    return i == text.size();
+}
+
+std::string_view boolean_text(std::string_view text) {
+    return text == "t" ? std::string_view("true") : text == "f" ? std::string_view("false") : text;
+}
+
+}  // namespace
+
+ValueType value_type(std::uint32_t type_oid) {
+    switch (type_oid) {
+        case pg_oid::kBool: return ValueType::boolean;
+        case pg_oid::kInt2:
+        case pg_oid::kInt4:
+        case pg_oid::kInt8:
+        case pg_oid::kOid: return ValueType::integer;
+        case pg_oid::kFloat4:
+        case pg_oid::kFloat8:
+        case pg_oid::kNumeric: return ValueType::number;
+        case pg_oid::kJson:
+        case pg_oid::kJsonb: return ValueType::json;
+        case pg_oid::kBytea: return ValueType::bytea;
+        case pg_oid::kTimestamp: return ValueType::timestamp;
+        case pg_oid::kTimestamptz: return ValueType::timestamptz;
+        case pg_oid::kUnknown: return ValueType::untyped;
+        default: return ValueType::text;
+    }
+}
+
+const char* value_type_name(ValueType type) {
+    switch (type) {
+        case ValueType::text: return "text";
+        case ValueType::boolean: return "boolean";
+        case ValueType::integer: return "integer";
+        case ValueType::number: return "numeric/float";
+        case ValueType::json: return "json";
+        case ValueType::bytea: return "bytea";
+        case ValueType::timestamp: return "timestamp";
+        case ValueType::timestamptz: return "timestamptz";
+        case ValueType::untyped: return "untyped";
+    }
+    return "?";
+}
+
+bool decode_bytea(std::string_view text, std::string& out) {
+    out.clear();
+    if (text.starts_with("\\x")) return decode_bytea_hex(text.substr(2), out);
+    return decode_bytea_escape(text, out);
+}
+
+void append_base64(std::string& out, std::string_view bytes) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    out.reserve(out.size() + (bytes.size() + 2) / 3 * 4);
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[i])); };
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned n = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
+    }
+    if (i + 1 == bytes.size()) {
+        const unsigned n = byte(i) << 16;
+        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
+    } else if (i + 2 == bytes.size()) {
+        const unsigned n = byte(i) << 16 | byte(i + 1) << 8;
+        out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+    }
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    std::size_t plain = 0;  // start of the run not yet copied
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(text, plain, i - plain);
+        plain = i + 1;
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default: out += {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        }
+    }
+    out.append(text, plain, text.size() - plain);
+    out.push_back('"');
+}
+
+std::optional<std::string_view> kafka_bytes(ValueType type, std::string_view text, std::string& scratch) {
+    switch (type) {
+        case ValueType::boolean: return boolean_text(text);
+        case ValueType::bytea:
+            if (!decode_bytea(text, scratch)) return std::nullopt;
+            return std::string_view(scratch);
+        default: return text;
+    }
+}
+
+std::optional<std::string_view> header_text(ValueType type, std::string_view text, std::string& scratch,
+                                            std::string& bytes_scratch) {
+    switch (type) {
+        case ValueType::boolean: return boolean_text(text);
+        case ValueType::bytea:
+            if (!decode_bytea(text, bytes_scratch)) return std::nullopt;
+            scratch.clear();
+            append_base64(scratch, bytes_scratch);
+            return std::string_view(scratch);
+        default: return text;
+    }
+}
+
+bool append_json_value(std::string& out, ValueType type, std::string_view text, std::string& scratch) {
+    switch (type) {
+        case ValueType::boolean: out += boolean_text(text); return true;
+        case ValueType::integer:
+        case ValueType::number:
+            if (is_json_number(text)) {
+                out += text;
+            } else {
+                append_json_string(out, text);
+            }
+            return true;
+        case ValueType::bytea:
+            if (!decode_bytea(text, scratch)) return false;
+            out.push_back('"');
+            append_base64(out, scratch);
+            out.push_back('"');
+            return true;
+        default: append_json_string(out, text); return true;
+    }
+}
+
+}  // namespace outbox::router

@@ -1,0 +1,93 @@
+#include "outbox/router/json_expansion.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace outbox::router {
+namespace {
+
+// Keeps the document's field order, as Jackson does (jsonb text is already in jsonb's order).
+using Json = nlohmann::ordered_json;
+
+class Shaper {
+public:
+    explicit Shaper(const JsonExpansion& options) : options_(options) {}
+
+    void shape(Json& value) const {
+        if (value.is_object())
+            shape_object(value);
+        else if (value.is_array())
+            shape_array(value);
+    }
+
+private:
+    bool dropped(const Json& field) const {
+        if (field.is_null()) return options_.nulls == config::JsonNullBehavior::ignore;
+        return field.is_array() && field.empty() && options_.empty_arrays == config::JsonEmptyArrayBehavior::ignore;
+    }
+
+    void shape_object(Json& object) const {
+        for (auto field = object.begin(); field != object.end();) {
+            if (dropped(*field)) {
+                field = object.erase(field);
+            } else {
+                shape(*field);
+                ++field;
+            }
+        }
+    }
+
+    void shape_array(Json& array) const {
+        std::vector<std::string> union_fields;
+        std::vector<Json> shaped(array.size());  // the shaped copy of each object element
+        bool has_objects = false;
+        for (std::size_t i = 0; i < array.size(); ++i) {
+            if (!array[i].is_object()) {
+                shape(array[i]);
+                continue;
+            }
+            has_objects = true;
+            shaped[i] = array[i];
+            shape_object(shaped[i]);
+            for (const auto& field : shaped[i].items())
+                if (std::find(union_fields.begin(), union_fields.end(), field.key()) == union_fields.end())
+                    union_fields.push_back(field.key());
+        }
+        if (!has_objects) return;
+        for (std::size_t i = 0; i < array.size(); ++i) {
+            if (!array[i].is_object()) continue;
+            Json merged = Json::object();
+            for (const auto& name : union_fields) {
+                if (const auto found = shaped[i].find(name); found != shaped[i].end()) {
+                    merged[name] = std::move(*found);
+                } else if (const auto own = array[i].find(name); own != array[i].end()) {
+                    merged[name] = *own;  // this element's own null or [], dropped only from the shape
+                } else {
+                    merged[name] = nullptr;
+                }
+            }
+            array[i] = std::move(merged);
+        }
+    }
+
+    const JsonExpansion& options_;
+};
+
+}  // namespace
+
+std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out) const {
+    Json document;
+    try {
+        document = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        return std::string("it is not valid JSON (") + e.what() + ")";
+    }
+    if (!document.is_object() && !document.is_array())
+        return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
+    Shaper(*this).shape(document);
+    out = document.dump();
+    return std::nullopt;
+}
+
+}  // namespace outbox::router

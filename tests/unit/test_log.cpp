@@ -1,0 +1,111 @@
+#define BOOST_TEST_MODULE log
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "outbox/util/log.hpp"
+
+namespace logging = outbox::log;
+using namespace std::chrono_literals;
+
+namespace {
+
+// 2024-05-01T12:34:56.789Z
+const auto kMoment = std::chrono::system_clock::time_point(1714566896s + 789ms);
+
+// What logging::write prints to stderr while `body` runs.
+template <typename Body>
+std::string captured_stderr(Body body) {
+    std::fflush(stderr);
+    FILE* capture = std::tmpfile();
+    BOOST_REQUIRE(capture);
+    const int saved = dup(STDERR_FILENO);
+    dup2(fileno(capture), STDERR_FILENO);
+    body();
+    std::fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    std::rewind(capture);
+    std::string text;
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, capture)) > 0;) text.append(buffer, n);
+    std::fclose(capture);
+    return text;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream stream(text);
+    for (std::string line; std::getline(stream, line);) lines.push_back(line);
+    return lines;
+}
+
+struct RestoreDefaults {
+    ~RestoreDefaults() {
+        logging::set_level(logging::Level::info);
+        logging::set_format(logging::Format::text);
+    }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(text_lines_keep_their_format) {
+    BOOST_TEST(logging::format_line(logging::Format::text, logging::Level::info, "streaming from slot \"s\"", kMoment) ==
+               "2024-05-01T12:34:56.789Z INFO  streaming from slot \"s\"\n");
+    BOOST_TEST(logging::format_line(logging::Format::text, logging::Level::error, "x", kMoment) ==
+               "2024-05-01T12:34:56.789Z ERROR x\n");
+}
+
+BOOST_AUTO_TEST_CASE(json_lines_are_one_object_with_ts_level_msg) {
+    BOOST_TEST(logging::format_line(logging::Format::json, logging::Level::warn, "reconnecting in about 200 ms", kMoment) ==
+               "{\"ts\":\"2024-05-01T12:34:56.789Z\",\"level\":\"warn\",\"msg\":\"reconnecting in about 200 ms\"}\n");
+    // Quotes, backslashes, control characters and broken UTF-8 from the database stay one valid line.
+    const std::string nasty = "row \"a\\b\"\nnext\tline \xff\xfe end";
+    const std::string line = logging::format_line(logging::Format::json, logging::Level::debug, nasty, kMoment);
+    BOOST_TEST(line.find('\n') == line.size() - 1);
+    const auto parsed = nlohmann::json::parse(line);
+    BOOST_TEST(parsed.size() == 3u);
+    BOOST_TEST(parsed.at("level").get<std::string>() == "debug");
+    BOOST_TEST(parsed.at("msg").get<std::string>() == "row \"a\\b\"\nnext\tline \xEF\xBF\xBD\xEF\xBF\xBD end");
+}
+
+BOOST_AUTO_TEST_CASE(passwords_are_masked_in_every_format) {
+    const std::string leaky = "cannot connect with \"host=db user=outbox password=hunter2 dbname=app\" or "
+                              "postgresql://outbox:hunter2@db/app or PASSWORD = 'hunter 2'";
+    for (const auto format : {logging::Format::text, logging::Format::json}) {
+        const std::string line = logging::format_line(format, logging::Level::error, leaky, kMoment);
+        BOOST_TEST(line.find("hunter") == std::string::npos, line);
+        BOOST_TEST(line.find("password=****") != std::string::npos, line);
+        BOOST_TEST(line.find("postgresql://outbox:****@db/app") != std::string::npos, line);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(write_honours_level_and_format) {
+    const RestoreDefaults restore;
+    const std::string text = captured_stderr([] {
+        logging::set_level(logging::Level::warn);
+        logging::set_format(logging::Format::json);
+        logging::info("hidden");
+        logging::warn("shown password=s3cret");
+        logging::set_level(logging::Level::debug);
+        logging::debug("details");
+        logging::set_format(logging::Format::text);
+        logging::error("plain");
+    });
+    const auto lines = lines_of(text);
+    BOOST_REQUIRE(lines.size() == 3u);
+    const auto first = nlohmann::json::parse(lines[0]);
+    BOOST_TEST(first.at("level").get<std::string>() == "warn");
+    BOOST_TEST(first.at("msg").get<std::string>() == "shown password=****");
+    BOOST_TEST(nlohmann::json::parse(lines[1]).at("msg").get<std::string>() == "details");
+    BOOST_TEST(lines[2].ends_with(" ERROR plain"));
+    BOOST_TEST(text.find("s3cret") == std::string::npos);
+}

@@ -1,0 +1,265 @@
+#define BOOST_TEST_MODULE router_outbox
+#include <boost/test/unit_test.hpp>
+
+#include "outbox/config/config.hpp"
+#include "outbox/router/outbox_router.hpp"
+#include "outbox/util/errors.hpp"
+#include "router_test_support.hpp"
+
+using namespace outbox;
+using namespace outbox::router;
+using namespace outbox::router::test;
+
+namespace {
+
+config::Config config_with(const std::string& outbox_lines) {
+    return config::parse_config(
+        "postgres:\n  conninfo: dbname=app\n  table.include.list: public.outbox, inventory.outbox\n"
+        "kafka: {bootstrap.servers: \"k:9092\"}\noutbox:\n" +
+            outbox_lines,
+        "router.yaml");
+}
+
+const TransactionContext kTxn{0x16B3748, 1'700'000'000'123, 7};
+
+pgoutput::LogicalMessage message(std::string_view content, bool transactional = true,
+                                 std::string_view prefix = "outbox") {
+    return {transactional, 0x16B3700, prefix, content};
+}
+
+template <typename F>
+InvalidRowError invalid_row(F&& f) {
+    try {
+        f();
+    } catch (const InvalidRowError& e) {
+        return e;
+    }
+    BOOST_FAIL("expected InvalidRowError");
+    throw std::logic_error("unreachable");
+}
+
+std::optional<std::string> header(const OutboxRecord& record, std::string_view name) {
+    for (const auto& h : record.headers)
+        if (h.name == name) return h.value ? std::optional<std::string>(*h.value) : std::nullopt;
+    BOOST_FAIL("no header " << name);
+    return std::nullopt;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(only_configured_tables_bind_and_overrides_apply_to_their_table) {
+    const auto config = config_with(
+        "  table.fields.additional.placement: type:header:eventType\n"
+        "  table.overrides:\n"
+        "    inventory.outbox:\n"
+        "      table.field.event.key: sku\n"
+        "      route.topic.replacement: \"inventory.${routedByValue}\"\n");
+    OutboxRouter router(config);
+    auto columns = debezium_columns();
+    BOOST_TEST(!router.bind({1, "public", "orders", 'd', columns}));
+
+    const auto shared = router.bind({1, "public", "outbox", 'd', columns});
+    BOOST_REQUIRE(shared);
+    BOOST_TEST(shared->name().qualified() == "public.outbox");
+    const pgoutput::ColumnValue row[] = {text("i-1"), text("Order"), text("k-1"), text("Created"), text("{}")};
+    const auto record = router.route_insert(*shared, row, kTxn);
+    BOOST_TEST(record.topic == "outbox.event.Order");
+    BOOST_TEST(record.key.value() == "k-1");
+    BOOST_TEST(header(record, "eventType").value() == "Created");
+
+    // The override names a key column Debezium's table does not have.
+    BOOST_CHECK_EXCEPTION(
+        router.bind({2, "inventory", "outbox", 'd', columns}), DefiniteError,
+        [](const DefiniteError& e) { return contains(e.what(), "inventory.outbox has no column \"sku\""); });
+    columns.push_back({0, "sku", pg_oid::kText, -1});
+    const auto inventory = router.bind({2, "inventory", "outbox", 'd', columns});
+    const pgoutput::ColumnValue inventory_row[] = {text("i-2"),     text("Item"), text("k-2"),
+                                                   text("Stocked"), text("{}"),   text("SKU-9")};
+    const auto routed = router.route_insert(*inventory, inventory_row, kTxn);
+    BOOST_TEST(routed.topic == "inventory.Item");
+    BOOST_TEST(routed.key.value() == "SKU-9");
+    BOOST_TEST(header(routed, "eventType").value() == "Stocked");  // inherited from the shared settings
+}
+
+BOOST_AUTO_TEST_CASE(override_for_a_table_not_streamed_is_a_config_error) {
+    const auto config = config_with("  table.overrides:\n    billing.outbox: {}\n");
+    try {
+        OutboxRouter router(config);
+        BOOST_FAIL("expected ConfigError");
+    } catch (const ConfigError& e) {
+        BOOST_TEST(std::string(e.what()) ==
+                   "router.yaml:7: outbox.table.overrides: billing.outbox is not in postgres.table.include.list");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(invalid_regex_in_an_override_is_a_config_error_at_its_line) {
+    const auto config = config_with("  table.overrides:\n    outbox:\n      route.topic.regex: \"(x\"\n");
+    BOOST_CHECK_EXCEPTION(OutboxRouter{config}, ConfigError, [](const ConfigError& e) {
+        return std::string(e.what()).starts_with("router.yaml:8: outbox.route.topic.regex: invalid regular expression");
+    });
+}
+
+BOOST_AUTO_TEST_CASE(updates_warn_or_log_an_error_and_are_skipped_or_stop_the_router) {
+    const auto columns = debezium_columns();
+    const pgoutput::Relation relation{1, "public", "outbox", 'd', columns};
+    {
+        const auto config = config_with("  route.by.field: aggregatetype\n");
+        OutboxRouter router(config);
+        StderrCapture log;
+        router.on_update(*router.bind(relation), kTxn);
+        BOOST_TEST(contains(log.text(),
+                            "WARN  skipping UPDATE on outbox table public.outbox in the transaction "
+                            "committing at LSN 0/16B3748"));
+    }
+    {
+        const auto config = config_with("  table.op.invalid.behavior: error\n");
+        OutboxRouter router(config);
+        StderrCapture log;
+        router.on_update(*router.bind(relation), kTxn);
+        BOOST_TEST(contains(log.text(), "ERROR skipping UPDATE on outbox table public.outbox"));
+    }
+    const auto config = config_with("  table.op.invalid.behavior: fatal\n");
+    OutboxRouter router(config);
+    try {
+        router.on_update(*router.bind(relation), kTxn);
+        BOOST_FAIL("expected DefiniteError");
+    } catch (const InvalidRowError&) {
+        BOOST_FAIL("an UPDATE under fatal stops the router; it is not an invalid row");
+    } catch (const DefiniteError& e) {
+        BOOST_TEST(contains(e.what(),
+                            "UPDATE on outbox table public.outbox in the transaction committing at LSN "
+                            "0/16B3748"));
+        BOOST_TEST(contains(e.what(), "table.op.invalid.behavior is fatal"));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(messages_are_watched_only_for_listed_prefixes) {
+    const auto off = config_with("  route.by.field: aggregatetype\n");
+    BOOST_TEST(!OutboxRouter(off).watches_prefix("outbox"));
+    const auto on = config_with("  message.prefix.include.list: outbox, billing\n");
+    OutboxRouter router(on);
+    BOOST_TEST(router.watches_prefix("outbox"));
+    BOOST_TEST(router.watches_prefix("billing"));
+    BOOST_TEST(!router.watches_prefix("outbox-router-heartbeat"));
+    BOOST_TEST(!router.watches_prefix("out"));
+}
+
+BOOST_AUTO_TEST_CASE(transactional_message_fields_play_the_columns) {
+    const auto config = config_with(
+        "  message.prefix.include.list: outbox\n"
+        "  table.fields.additional.placement: "
+        "\"type:header:eventType,urgent:header,shard:partition,version:envelope\"\n");
+    OutboxRouter router(config);
+    const auto record = router.route_message(
+        message(R"({"id": "4d47e190-0402-4048-bc2c-89dd54343cdc", "aggregatetype": "Order", "aggregateid": 1001,)"
+                R"( "type": "OrderCreated", "urgent": true, "shard": 1, "version": 2.5,)"
+                R"( "payload": {"id": 1, "items": [{"sku": "a"}]}})"),
+        kTxn);
+    BOOST_TEST(record.topic == "outbox.event.Order");
+    BOOST_TEST(record.key.value() == "1001");
+    BOOST_TEST(record.partition == 1);
+    BOOST_TEST(header(record, "id").value() == "4d47e190-0402-4048-bc2c-89dd54343cdc");
+    BOOST_TEST(header(record, "eventType").value() == "OrderCreated");
+    BOOST_TEST(header(record, "urgent").value() == "true");
+    BOOST_TEST(record.value.value() == R"({"payload":"{\"id\":1,\"items\":[{\"sku\":\"a\"}]}","version":2.5})");
+    BOOST_TEST(record.timestamp_ms == 1'700'000'000'123);
+}
+
+BOOST_AUTO_TEST_CASE(message_payload_string_is_the_value_and_expansion_and_timestamps_apply) {
+    const auto config = config_with(
+        "  message.prefix.include.list: outbox\n"
+        "  table.field.event.timestamp: at\n"
+        "  table.expand.json.payload: true\n");
+    OutboxRouter router(config);
+    const auto text_payload = router.route_message(
+        message(
+            R"({"id": 1, "aggregatetype": "A", "aggregateid": "k", "payload": "{\"a\": null, \"b\": 2}", "at": "2024-01-02T03:04:05.123Z"})"),
+        kTxn);
+    BOOST_TEST(text_payload.value.value() == R"({"b":2})");
+    BOOST_TEST(text_payload.timestamp_ms == 1'704'164'645'123);
+    const auto epoch = router.route_message(
+        message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k", "payload": null, "at": 1704164645999})"), kTxn);
+    BOOST_TEST(!epoch.value.has_value());
+    BOOST_TEST(epoch.timestamp_ms == 1'704'164'645'999);
+    const auto null_time = router.route_message(
+        message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k", "payload": [], "at": null})"), kTxn);
+    BOOST_TEST(null_time.timestamp_ms == 1'700'000'000'123);
+    BOOST_TEST(null_time.value.value() == "[]");
+}
+
+BOOST_AUTO_TEST_CASE(non_transactional_message_is_refused_and_says_why) {
+    const auto config = config_with("  message.prefix.include.list: outbox\n");
+    OutboxRouter router(config);
+    const std::string content = R"({"id": 1, "aggregatetype": "A", "aggregateid": "k", "payload": "p"})";
+    const auto refused = invalid_row([&] { router.route_message(message(content, false), {0x16B3700, 0, 0}); });
+    BOOST_TEST(contains(refused.what(), "logical decoding message with prefix \"outbox\", at LSN 0/16B3700"));
+    BOOST_TEST(contains(refused.what(), "not transactional"));
+    BOOST_TEST(contains(refused.what(), "pg_logical_emit_message(true, ...)"));
+    BOOST_TEST(refused.source == "message prefix outbox");
+    BOOST_TEST(refused.value.value() == content);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_messages_are_invalid_rows) {
+    const auto config = config_with("  message.prefix.include.list: outbox\n");
+    OutboxRouter router(config);
+    const auto not_json = invalid_row([&] { router.route_message(message("{\"id\": "), kTxn); });
+    BOOST_TEST(contains(not_json.what(),
+                        "logical decoding message with prefix \"outbox\", transaction committing at "
+                        "LSN 0/16B3748: the content is not valid JSON"));
+    BOOST_TEST(not_json.value.value() == "{\"id\": ");
+    BOOST_TEST(contains(invalid_row([&] { router.route_message(message("[1]"), kTxn); }).what(),
+                        "the content is a JSON array, not an object of outbox fields"));
+    BOOST_TEST(contains(invalid_row([&] { router.route_message(message("\xff"), kTxn); }).what(), "not valid JSON"));
+
+    const auto missing =
+        invalid_row([&] { router.route_message(message(R"({"id": 1, "aggregateid": "k", "payload": "p"})"), kTxn); });
+    BOOST_TEST(contains(missing.what(), "field \"aggregatetype\" (outbox.route.by.field) is missing"));
+    const auto null_route = invalid_row([&] {
+        router.route_message(message(R"({"id": 1, "aggregatetype": null, "aggregateid": "k", "payload": "p"})"), kTxn);
+    });
+    BOOST_TEST(contains(null_route.what(),
+                        "logical decoding message with prefix \"outbox\", field \"aggregatetype\" "
+                        "(outbox.route.by.field), transaction committing at LSN 0/16B3748: the "
+                        "value is NULL"));
+    BOOST_TEST(null_route.key.value() == "k");
+    BOOST_TEST(null_route.value.value() == "p");
+}
+
+BOOST_AUTO_TEST_CASE(message_fields_of_the_wrong_kind_are_invalid_rows) {
+    const auto config = config_with(
+        "  message.prefix.include.list: outbox\n"
+        "  table.fields.additional.placement: shard:partition\n"
+        "  table.field.event.timestamp: at\n");
+    OutboxRouter router(config);
+    BOOST_TEST(contains(invalid_row([&] {
+                            router.route_message(message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k",)"
+                                                         R"( "payload": "p", "at": 1, "shard": "2"})"),
+                                                 kTxn);
+                        }).what(),
+                        "field \"shard\" (outbox.table.fields.additional.placement) is text, not an integer"));
+    BOOST_TEST(contains(invalid_row([&] {
+                            router.route_message(message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k",)"
+                                                         R"( "payload": "p", "at": "yesterday", "shard": 0})"),
+                                                 kTxn);
+                        }).what(),
+                        "\"yesterday\" is not a timestamp"));
+    BOOST_TEST(contains(invalid_row([&] {
+                            router.route_message(message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k",)"
+                                                         R"( "payload": "p", "at": true, "shard": 0})"),
+                                                 kTxn);
+                        }).what(),
+                        "field \"at\" (outbox.table.field.event.timestamp) is boolean"));
+    const auto nulls = router.route_message(message(R"({"id": null, "aggregatetype": "A", "aggregateid": null,)"
+                                                    R"( "payload": "p", "at": null, "shard": null})"),
+                                            kTxn);
+    BOOST_TEST(nulls.partition == -1);  // a null field has no type, so it fits the partition
+    BOOST_TEST(!nulls.key.has_value());
+    BOOST_TEST(!nulls.headers[0].value.has_value());
+    BOOST_TEST(contains(invalid_row([&] {
+                            router.route_message(message(R"({"id": 1, "aggregatetype": "A", "aggregateid": "k",)"
+                                                         R"( "payload": "p", "at": 1})"),
+                                                 kTxn);
+                        }).what(),
+                        "field \"shard\" (outbox.table.fields.additional.placement), transaction committing at LSN "
+                        "0/16B3748: there is no such field and table.field.additional.missing is error"));
+}
