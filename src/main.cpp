@@ -17,6 +17,7 @@
 #include "outbox/pipeline/pipeline.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/source_setup.hpp"
+#include "outbox/router/outbox_router.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -103,7 +104,13 @@ int run_checks(const outbox::config::Config& config) {
         all_ok = all_ok && ok;
         std::cout << (ok ? "ok    " : "FAIL  ") << masked(line, config) << std::endl;
     };
-    report(true, "config: " + config.source_file + " is valid");
+    try {
+        // Builds the routes as a start would: an invalid regex or a bad table.overrides entry fails here.
+        const outbox::router::OutboxRouter router(config);
+        report(true, "config: " + config.source_file + " is valid");
+    } catch (const std::exception& e) {
+        report(false, e.what());
+    }
     try {
         outbox::replication::PgConnection connection(config.postgres.conninfo,
                                                      outbox::replication::PgConnection::Mode::logical_replication);

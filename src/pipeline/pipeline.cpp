@@ -186,6 +186,9 @@ void Pipeline::connect() {
     setup.run(source_);
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
+    if (source_.server_version < 140000 && !config_.outbox.message_prefixes.empty())
+        log::warn("outbox.message.prefix.include.list is set, but PostgreSQL " + std::to_string(source_.server_version / 10000) +
+                  " does not stream logical decoding messages (14 and later do): only table rows are routed");
     relations_.clear();
     tracker_.reset_confirmed(source_.slot_confirmed_lsn);
     metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));

@@ -80,7 +80,7 @@ void SourceSetup::check_tables() {
         }
         std::vector<std::string> columns;
         for (int row = 0; row < PQntuples(result.get()); ++row) columns.push_back(value(result, row, 0));
-        const auto missing = router::missing_outbox_columns(columns, config_.outbox);
+        const auto missing = router::missing_outbox_columns(columns, config_.outbox.for_table(table));
         if (missing.empty()) {
             pass("postgres: outbox table " + table.qualified() + " has the configured columns");
             continue;

@@ -68,6 +68,21 @@ std::vector<std::string> list_topics(const std::string& bootstrap_servers) {
     return topics;
 }
 
+long topic_record_count(const std::string& bootstrap_servers, const std::string& topic) {
+    auto consumer = make_consumer(bootstrap_servers);
+    const int partitions = partition_count(consumer.get(), topic, Clock::now() + std::chrono::seconds(30));
+    if (partitions == 0) return -1;
+    long total = 0;
+    for (int p = 0; p < partitions; ++p) {
+        int64_t low = 0, high = 0;
+        if (rd_kafka_query_watermark_offsets(consumer.get(), topic.c_str(), p, &low, &high, 10000) !=
+            RD_KAFKA_RESP_ERR_NO_ERROR)
+            return -1;
+        total += high;
+    }
+    return total;
+}
+
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,
                                        std::size_t at_least, std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;

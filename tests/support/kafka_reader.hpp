@@ -28,6 +28,10 @@ std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, con
                                        std::size_t at_least,
                                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// Records ever appended to `topic`: the sum of its partitions' high watermarks (the mock
+// cluster keeps only the newest few MB per partition, so low watermarks move); -1 if unreadable.
+long topic_record_count(const std::string& bootstrap_servers, const std::string& topic);
+
 // Topic names the cluster knows.
 std::vector<std::string> list_topics(const std::string& bootstrap_servers);
 

@@ -1,0 +1,53 @@
+#define BOOST_TEST_MODULE idle_wal
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace outbox::test;
+using namespace std::chrono_literals;
+
+// No outbox writes, sustained writes to another table and to another database: the slot
+// must follow the server (keepalive walEnd is confirmed when nothing is pending), so the WAL
+// it retains stays bounded however much WAL the server writes.
+BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
+    const auto db = create_outbox_database("idle");
+    const auto other_db = create_outbox_database("busy");
+    RouterProcess router(work_dir(), router_config(db));
+    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+
+    std::atomic<bool> stop{false};
+    auto writer = [&](const std::string& database) {
+        Sql sql(postgres().conninfo(database));
+        for (long n = 0; !stop; n += 2000) {
+            sql.exec("INSERT INTO orders SELECT g, repeat('x', 200), g FROM generate_series(" + std::to_string(n + 1) +
+                     ", " + std::to_string(n + 2000) + ") g");
+            std::this_thread::sleep_for(100ms);
+        }
+    };
+    Sql sql(postgres().conninfo(db));
+    const auto start_lsn = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+    std::thread same_database(writer, db), other_database(writer, other_db);
+
+    std::uint64_t max_retained = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 120s;
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(5s);
+        const auto retained = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()")) -
+                              lsn_value(sql.scalar("SELECT restart_lsn FROM pg_replication_slots WHERE slot_name = '" + db + "'"));
+        max_retained = std::max(max_retained, retained);
+    }
+    stop = true;
+    same_database.join();
+    other_database.join();
+    const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()")) - start_lsn;
+    BOOST_TEST_MESSAGE("over 120 s the server wrote " << written / (1024 * 1024) << " MiB of WAL; the idle slot retained at most "
+                                                      << max_retained / (1024 * 1024) << " MiB");
+    BOOST_TEST(written > 100u * 1024 * 1024);        // the server really was busy
+    BOOST_TEST(max_retained < 64u * 1024 * 1024);     // measured bound: a few restart_lsn intervals of WAL
+    BOOST_TEST(max_retained < written / 3);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
