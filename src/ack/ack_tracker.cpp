@@ -64,6 +64,11 @@ void AckTracker::discard_pending() {
     events_in_flight_ = 0;
 }
 
+void AckTracker::restart_from(Lsn lsn) {
+    discard_pending();
+    confirmed_ = lsn;
+}
+
 const AckTracker::TxnInfo& AckTracker::info(TxnId txn) const {
     return const_cast<AckTracker*>(this)->find(txn).info;
 }

@@ -526,6 +526,13 @@ void read_log(const Entry& section, LogSettings& settings) {
              });
 }
 
+DeliveryGuarantee delivery_guarantee(const Entry& e) {
+    const std::string value = text_of(e);
+    if (value == "at-least-once") return DeliveryGuarantee::at_least_once;
+    if (value == "exactly-once") return DeliveryGuarantee::exactly_once;
+    fail(e.location, e.key + ": expected at-least-once or exactly-once, got " + quoted(value));
+}
+
 void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_location) {
     const bool has_bootstrap = std::any_of(kafka.properties.begin(), kafka.properties.end(),
                                            [](const KafkaProperty& p) { return p.name == "bootstrap.servers"; });
@@ -582,6 +589,11 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"max.inflight.bytes", [&](const Entry& e) { config.max_inflight_bytes = integer_at_least(e, 1024); }},
                  {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = error_tolerance(e); }},
                  {"errors.deadletterqueue.topic.name", [&](const Entry& e) { config.dead_letter_topic = text_of(e); }},
+                 {"delivery.guarantee", [&](const Entry& e) { config.delivery_guarantee = delivery_guarantee(e); }},
+                 {"offsets.topic", [&](const Entry& e) { config.offsets_topic = non_empty_text(e); }},
+                 {"transaction.max.events", [&](const Entry& e) { config.transaction_max_events = integer_at_least(e, 1); }},
+                 {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
+                 {"transaction.max.ms", [&](const Entry& e) { config.transaction_max_ms = integer_at_least(e, 1); }},
                  {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });

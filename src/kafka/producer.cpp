@@ -1,5 +1,7 @@
 #include "outbox/kafka/producer.hpp"
 
+#include "outbox/kafka/client_conf.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,13 +14,6 @@
 
 namespace outbox::kafka {
 namespace {
-
-void set_property(rd_kafka_conf_t* conf, const std::string& name, const std::string& value,
-                  const config::Location& where) {
-    char error[512];
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
-        throw ConfigError(where.describe() + ": kafka." + name + ": " + error);
-}
 
 bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
     return std::any_of(settings.properties.begin(), settings.properties.end(),
@@ -47,18 +42,15 @@ bool is_record_error(rd_kafka_resp_err_t error) {
 }
 
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
-                   DeliveryHandler on_delivery)
+                   DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides)
     : on_delivery_(std::move(on_delivery)) {
-    ConfPtr conf(rd_kafka_conf_new());
-    const config::Location built_in{"(built-in default)", 0};
     // Idempotence gives acks=all and keeps per-partition order across retries; without it a
     // retried batch can land after a later one and break per-key order.
-    set_property(conf.get(), "enable.idempotence", "true", built_in);
-    set_property(conf.get(), "client.id", "outbox-router", built_in);
-    for (const auto& property : settings.properties)
-        set_property(conf.get(), property.name, property.value, property.location);
-    if (!bootstrap_servers.empty())
-        set_property(conf.get(), "bootstrap.servers", bootstrap_servers, built_in);
+    std::vector<std::pair<std::string, std::string>> defaults;
+    if (!user_sets(settings, "enable.idempotence")) defaults.emplace_back("enable.idempotence", "true");
+    if (!user_sets(settings, "client.id")) defaults.emplace_back("client.id", "outbox-router");
+    defaults.insert(defaults.end(), overrides.begin(), overrides.end());
+    ConfPtr conf = client_conf(settings, bootstrap_servers, defaults);
     if (!user_sets(settings, "bootstrap.servers") && bootstrap_servers.empty())
         throw ConfigError("kafka.bootstrap.servers is required");
 
@@ -137,6 +129,46 @@ std::string Producer::fatal_error() const {
     const rd_kafka_resp_err_t error = rd_kafka_fatal_error(handle_.get(), reason, sizeof reason);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return {};
     return std::string(rd_kafka_err2name(error)) + ": " + reason;
+}
+
+bool Producer::fenced() const {
+    char reason[512];
+    const rd_kafka_resp_err_t error = rd_kafka_fatal_error(handle_.get(), reason, sizeof reason);
+    return error == RD_KAFKA_RESP_ERR__FENCED || error == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+           error == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
+namespace {
+
+// librdkafka's rd_kafka_error_t, owned and turned into a TransactionError.
+void throw_if_failed(rd_kafka_error_t* raw, const Producer& producer, const char* what) {
+    if (!raw) return;
+    const std::unique_ptr<rd_kafka_error_t, void (*)(rd_kafka_error_t*)> error(raw, rd_kafka_error_destroy);
+    const std::string message = std::string("kafka: ") + what + ": " + rd_kafka_error_string(error.get());
+    using Kind = TransactionError::Kind;
+    if (rd_kafka_error_is_fatal(error.get()))
+        throw TransactionError(producer.fenced() ? Kind::fenced : Kind::fatal, message);
+    if (rd_kafka_error_txn_requires_abort(error.get())) throw TransactionError(Kind::abortable, message);
+    if (rd_kafka_error_is_retriable(error.get())) throw TransactionError(Kind::retriable, message);
+    throw TransactionError(Kind::fatal, message);
+}
+
+}  // namespace
+
+void Producer::init_transactions(int timeout_ms) {
+    throw_if_failed(rd_kafka_init_transactions(handle_.get(), timeout_ms), *this, "init_transactions");
+}
+
+void Producer::begin_transaction() {
+    throw_if_failed(rd_kafka_begin_transaction(handle_.get()), *this, "begin_transaction");
+}
+
+void Producer::commit_transaction(int timeout_ms) {
+    throw_if_failed(rd_kafka_commit_transaction(handle_.get(), timeout_ms), *this, "commit_transaction");
+}
+
+void Producer::abort_transaction(int timeout_ms) {
+    throw_if_failed(rd_kafka_abort_transaction(handle_.get(), timeout_ms), *this, "abort_transaction");
 }
 
 std::string Producer::check_metadata(int timeout_ms) const {

@@ -39,6 +39,10 @@ struct EventTag {
     }
 };
 
+// The record that stores the exactly-once position rides in each Kafka transaction; its delivery
+// report carries this tag and no transaction of the tracker.
+constexpr std::uint64_t kOffsetsRecordTag = 1ULL << 62;
+
 // The producer is beyond repair (librdkafka's fatal error): replace it and replay.
 class ProducerFailed : public std::runtime_error {
 public:
@@ -83,23 +87,25 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       metrics_(metrics),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
-      producer_(make_producer()) {
+      // In exactly-once mode the producer is made after the slot is ours (see connect()).
+      producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
+      exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once) {
     if (!config.dead_letter_topic.empty() && !router::is_legal_topic_name(config.dead_letter_topic))
         throw ConfigError("errors.deadletterqueue.topic.name: \"" + config.dead_letter_topic +
                           "\" is not a legal Kafka topic name");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != config::ErrorTolerance::all)
         throw ConfigError("errors.deadletterqueue.topic.name needs errors.tolerance: all");
     for (const auto& table : config.postgres.tables) source_index(table.qualified());
-    watch_producer();
+    if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
         heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,
                                                               config.postgres.heartbeat_action_query,
                                                               std::chrono::milliseconds(config.postgres.heartbeat_interval_ms));
 }
 
-std::unique_ptr<kafka::Producer> Pipeline::make_producer() {
+std::unique_ptr<kafka::Producer> Pipeline::make_producer(const std::vector<std::pair<std::string, std::string>>& overrides) {
     return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
-                                             [this](const kafka::DeliveryReport& r) { on_delivery(r); });
+                                             [this](const kafka::DeliveryReport& r) { on_delivery(r); }, overrides);
 }
 
 // /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
@@ -137,6 +143,7 @@ void Pipeline::run() {
         // The server re-sends every unconfirmed transaction, so a partial one starts over.
         if (open_txn_) tracker_.abandon_open_transaction();
         open_txn_.reset();
+        if (exactly_once_) rewind_kafka_transactions();
         stream_.reset();
         wait_before_reconnecting(jittered(backoff));
         backoff = std::min(backoff * 2, backoff_cap);
@@ -153,8 +160,15 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         } catch (const TransientError&) {
         }
     }
-    log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
     metrics_.producer_errors.add();
+    if (exactly_once_) {
+        // The next connection makes a new transactional producer; the stream rewinds to the
+        // last committed Kafka transaction.
+        log::error(reason + "; rewinding to " + format_lsn(committed_end_));
+        rewind_kafka_transactions();
+        return;
+    }
+    log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
     metrics_.in_flight_messages.set(0);
     metrics_.in_flight_bytes.set(0);
     kafka_probe_.reset();
@@ -191,6 +205,7 @@ void Pipeline::connect() {
                   " does not stream logical decoding messages (14 and later do): only table rows are routed");
     relations_.clear();
     tracker_.reset_confirmed(source_.slot_confirmed_lsn);
+    if (exactly_once_) start_kafka_transactions();
     metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
     metrics_.health.set_streaming(true);
     if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
@@ -213,6 +228,7 @@ bool Pipeline::saturated() const {
 }
 
 void Pipeline::serve_kafka(int timeout_ms) {
+    if (!producer_) return;
     producer_->serve(timeout_ms);
     send_dead_letters();
     check_kafka_health();
@@ -232,13 +248,17 @@ void Pipeline::stream() {
             process_frame(*frame);
             ++frames;
         }
+        if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
         if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
         if (frames == kFramesPerTurn) continue;
 
         const bool reading = !saturated();
         pollfd fds[3] = {{producer_->wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
-        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_status_update_ - Clock::now());
+        auto wake_at = next_status_update_;
+        if (exactly_once_ && kafka_txn_.open)
+            wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake_at - Clock::now());
         const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, status_interval_.count()));
         if (poll(fds, reading ? 3 : 2, timeout) < 0 && errno != EINTR)
             throw TransientError(std::string("poll: ") + std::strerror(errno));
@@ -289,7 +309,7 @@ void Pipeline::on_begin(const pgoutput::Begin& begin) {
     // After a reconnect the server replays from the position it last persisted, which may be
     // behind what this process already delivered; a commit before the confirmed position was
     // delivered in full, so sending it again would only make duplicates.
-    open_txn_delivered_before_ = begin.final_lsn < tracker_.confirmed_lsn();
+    open_txn_delivered_before_ = begin.final_lsn < delivered_position();
 }
 
 void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
@@ -299,6 +319,10 @@ void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
                             format_lsn(open_context_.commit_lsn));
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
     open_txn_.reset();
+    if (exactly_once_ && kafka_txn_.open) {
+        kafka_txn_.last_end_lsn = commit.end_lsn;
+        if (kafka_transaction_due()) commit_kafka_transaction();
+    }
 }
 
 void Pipeline::on_relation(const pgoutput::Relation& relation) {
@@ -381,6 +405,7 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
 
 void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source) {
     const EventTag tag{*open_txn_, source, false};
+    if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         tracker_.event_sent(*open_txn_);
@@ -414,6 +439,7 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
                             {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
     const EventTag tag{*open_txn_, source, true};
     const auto record = letter.record();
+    if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
     const rd_kafka_resp_err_t refused = producer_->produce(record, tag.encode());
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
@@ -424,6 +450,7 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
 }
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
+    if (report.tag == kOffsetsRecordTag) return;  // its failure fails the commit, handled there
     const EventTag tag = EventTag::decode(report.tag);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
     metrics_.in_flight_messages.add(-1);
@@ -451,7 +478,9 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
         if (producer_failure_.empty()) producer_failure_ = cause;
         return;
     }
-    if (tag.dead_letter || config_.errors_tolerance == config::ErrorTolerance::none) {
+    if (tag.dead_letter || config_.errors_tolerance == config::ErrorTolerance::none || exactly_once_) {
+        // In exactly-once mode a record refused after sending fails its Kafka transaction, which
+        // then cannot commit; dead-lettering it would need a transaction of its own.
         if (delivery_failure_.empty()) delivery_failure_ = cause;
         return;
     }
@@ -499,8 +528,13 @@ void Pipeline::send_dead_letters() {
 }
 
 void Pipeline::check_kafka_health() const {
-    if (const auto fatal = producer_->fatal_error(); !fatal.empty())
+    if (!producer_) return;
+    if (const auto fatal = producer_->fatal_error(); !fatal.empty()) {
+        if (exactly_once_ && producer_->fenced())
+            throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
+                                transactional_id_ + "\" took over the slot's work (" + fatal + ")");
         throw ProducerFailed("kafka: fatal producer error: " + fatal);
+    }
     if (!producer_failure_.empty()) throw ProducerFailed(producer_failure_);
     if (!delivery_failure_.empty())
         throw DefiniteError(delivery_failure_ + "; confirmed up to " + format_lsn(tracker_.confirmed_lsn()) +
@@ -508,7 +542,7 @@ void Pipeline::check_kafka_health() const {
 }
 
 void Pipeline::confirm_to_postgres() {
-    const Lsn flushed = tracker_.confirmed_lsn();
+    const Lsn flushed = confirmable_lsn();
     // write = flush on purpose: the walsender pings with a keepalive only while the client's
     // write position is behind what it sent, and those keepalives are what let an idle outbox
     // confirm past WAL that other tables wrote.
@@ -535,6 +569,19 @@ void Pipeline::drain_and_stop() {
         delivered = false;
         log::warn(std::string("stopping without waiting for the rest: ") + e.what());
     }
+    if (exactly_once_ && producer_ && kafka_txn_.open) {
+        try {
+            // A Kafka transaction ends only at a PostgreSQL commit: a half-received one is dropped
+            // with its Kafka transaction and comes again on the next start.
+            if (open_txn_ || kafka_txn_.last_end_lsn == 0)
+                rewind_kafka_transactions();
+            else
+                commit_kafka_transaction();
+        } catch (const std::exception& e) {
+            delivered = false;
+            log::warn(std::string("stopping without committing the last Kafka transaction: ") + e.what());
+        }
+    }
     if (open_txn_) tracker_.abandon_open_transaction();
     open_txn_.reset();
     if (stream_) {
@@ -549,6 +596,132 @@ void Pipeline::drain_and_stop() {
     log::info("stopped; confirmed " + format_lsn(tracker_.confirmed_lsn()) + ", " +
               std::to_string(tracker_.events_in_flight()) + " events still unacknowledged");
     if (!delivered && !delivery_failure_.empty()) check_kafka_health();
+}
+
+// ---- exactly-once -------------------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void fail_transaction(const kafka::TransactionError& error, const std::string& transactional_id) {
+    using Kind = kafka::TransactionError::Kind;
+    if (error.kind == Kind::fenced)
+        throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
+                            transactional_id + "\" took over the slot's work (" + error.what() + ")");
+    if (error.kind == Kind::fatal) throw ProducerFailed(error.what());
+    // Abortable or retriable: the caller's rewind aborts the transaction and starts over.
+    throw TransientError(std::string(error.what()) + "; the Kafka transaction is aborted");
+}
+
+}  // namespace
+
+Lsn Pipeline::delivered_position() const { return exactly_once_ ? committed_end_ : tracker_.confirmed_lsn(); }
+
+// The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
+// older instance with the same transactional.id, and Kafka says where the last one got to.
+void Pipeline::start_kafka_transactions() {
+    const kafka::SourceIdentity identity{source_.identity.system_id, source_.identity.database, config_.postgres.slot_name};
+    const auto configured = std::find_if(config_.kafka.properties.begin(), config_.kafka.properties.end(),
+                                         [](const config::KafkaProperty& p) { return p.name == "transactional.id"; });
+    if (transactional_id_.empty()) {
+        transactional_id_ = configured != config_.kafka.properties.end() ? configured->value
+                                                                          : identity.default_transactional_id();
+        log::info("exactly-once: transactional.id \"" + transactional_id_ + "\"" +
+                  (configured != config_.kafka.properties.end() ? "" : " (derived from system id, database and slot)"));
+    }
+    producer_ = configured != config_.kafka.properties.end() ? make_producer()
+                                                               : make_producer({{"transactional.id", transactional_id_}});
+    watch_producer();
+    try {
+        producer_->init_transactions(30000);
+    } catch (const kafka::TransactionError& e) {
+        fail_transaction(e, transactional_id_);
+    }
+    offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, identity);
+    offsets_->ensure_topic();
+    const Lsn stored = offsets_->read_committed_position();
+    committed_end_ = std::max({committed_end_, stored, source_.slot_confirmed_lsn});
+    tracker_.restart_from(committed_end_);
+    kafka_txn_ = {};
+    log::info("exactly-once: offsets topic \"" + config_.offsets_topic + "\" holds " + format_lsn(stored) +
+              "; transactions committing before " + format_lsn(committed_end_) + " are not published again");
+}
+
+void Pipeline::open_kafka_transaction(std::size_t record_bytes) {
+    if (!kafka_txn_.open) {
+        try {
+            producer_->begin_transaction();
+        } catch (const kafka::TransactionError& e) {
+            fail_transaction(e, transactional_id_);
+        }
+        kafka_txn_ = {true, 0, 0, Clock::now(), 0};
+    }
+    ++kafka_txn_.events;
+    kafka_txn_.bytes += static_cast<long>(record_bytes);
+}
+
+// Only at a PostgreSQL commit: a Kafka transaction holds whole PostgreSQL transactions.
+bool Pipeline::kafka_transaction_due() const {
+    return kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0 &&
+           (kafka_txn_.events >= config_.transaction_max_events || kafka_txn_.bytes >= config_.transaction_max_bytes ||
+            Clock::now() - kafka_txn_.started >= std::chrono::milliseconds(config_.transaction_max_ms));
+}
+
+void Pipeline::commit_kafka_transaction() {
+    // Only the process whose walsender holds the slot may commit: if ours is gone (a paused
+    // process whose connection timed out), a successor may already be replaying these
+    // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
+    if (stream_) stream_->receive();
+    const auto record = offsets_->record_for(kafka_txn_.last_end_lsn);
+    if (const auto refused = producer_->produce(record, kOffsetsRecordTag); refused != RD_KAFKA_RESP_ERR_NO_ERROR)
+        throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
+    for (;;) {
+        try {
+            producer_->commit_transaction(500);
+            break;
+        } catch (const kafka::TransactionError& e) {
+            if (e.kind != kafka::TransactionError::Kind::retriable) fail_transaction(e, transactional_id_);
+            // Kafka is slow or away: keep PostgreSQL informed while the commit is retried.
+            metrics_.health.mark_progress();
+            if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
+            if (stream_) stream_->flush_output();
+        }
+    }
+    check_kafka_health();
+    committed_end_ = std::max(committed_end_, kafka_txn_.last_end_lsn);
+    kafka_txn_ = {};
+}
+
+void Pipeline::rewind_kafka_transactions() {
+    if (producer_ && kafka_txn_.open) {
+        try {
+            producer_->abort_transaction(5000);
+        } catch (const kafka::TransactionError& e) {
+            // Anything but fencing is settled by the next producer's init_transactions, which
+            // aborts whatever this one left open.
+            if (e.kind == kafka::TransactionError::Kind::fenced) fail_transaction(e, transactional_id_);
+        }
+    }
+    kafka_probe_.reset();
+    // Nothing of the abandoned transaction may reach a broker after the next producer fenced it.
+    if (producer_) rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    producer_.reset();
+    kafka_txn_ = {};
+    tracker_.restart_from(committed_end_);
+    inflight_bytes_ = 0;
+    dead_letters_to_send_.clear();
+    delivery_failure_.clear();
+    producer_failure_.clear();
+    metrics_.in_flight_messages.set(0);
+    metrics_.in_flight_bytes.set(0);
+}
+
+Lsn Pipeline::confirmable_lsn() {
+    if (!exactly_once_) return tracker_.confirmed_lsn();
+    // With no Kafka transaction open and nothing pending, every delivered event is committed,
+    // so what the tracker confirmed (keepalives included) is safe too.
+    if (!kafka_txn_.open && tracker_.transactions_pending() == 0)
+        committed_end_ = std::max(committed_end_, tracker_.confirmed_lsn());
+    return committed_end_;
 }
 
 }  // namespace outbox::pipeline

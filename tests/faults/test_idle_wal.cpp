@@ -22,10 +22,11 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
     std::atomic<bool> stop{false};
     auto writer = [&](const std::string& database) {
         Sql sql(postgres().conninfo(database));
-        for (long n = 0; !stop; n += 2000) {
+        // About 0.75 MB of WAL a second per writer.
+        for (long n = 0; !stop; n += 500) {
             sql.exec("INSERT INTO orders SELECT g, repeat('x', 200), g FROM generate_series(" + std::to_string(n + 1) +
-                     ", " + std::to_string(n + 2000) + ") g");
-            std::this_thread::sleep_for(100ms);
+                     ", " + std::to_string(n + 500) + ") g");
+            std::this_thread::sleep_for(200ms);
         }
     };
     Sql sql(postgres().conninfo(db));
@@ -33,7 +34,7 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
     std::thread same_database(writer, db), other_database(writer, other_db);
 
     std::uint64_t max_retained = 0;
-    const auto deadline = std::chrono::steady_clock::now() + 120s;
+    const auto deadline = std::chrono::steady_clock::now() + 90s;
     while (std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(5s);
         const auto retained = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()")) -
@@ -44,10 +45,12 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
     same_database.join();
     other_database.join();
     const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()")) - start_lsn;
-    BOOST_TEST_MESSAGE("over 120 s the server wrote " << written / (1024 * 1024) << " MiB of WAL; the idle slot retained at most "
+    BOOST_TEST_MESSAGE("over 90 s the server wrote " << written / (1024 * 1024) << " MiB of WAL; the idle slot retained at most "
                                                       << max_retained / (1024 * 1024) << " MiB");
-    BOOST_TEST(written > 100u * 1024 * 1024);        // the server really was busy
-    BOOST_TEST(max_retained < 64u * 1024 * 1024);     // measured bound: a few restart_lsn intervals of WAL
-    BOOST_TEST(max_retained < written / 3);
+    BOOST_TEST(written > 64u * 1024 * 1024);          // the server really was busy
+    // restart_lsn follows the confirmed position at each running-transactions record (every
+    // 15 s), so the slot holds roughly that much WAL, however long the outbox stays idle.
+    BOOST_TEST(max_retained < 48u * 1024 * 1024);
+    BOOST_TEST(max_retained < written / 2);
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }

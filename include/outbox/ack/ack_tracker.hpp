@@ -65,6 +65,10 @@ public:
     // Forgets every pending transaction (the producer that carried their events is gone and the
     // stream will replay them). Ids keep counting, so late reports for them are recognisable.
     void discard_pending();
+    // Forgets every pending transaction and moves the confirmed position to `lsn`, backwards if
+    // need be: a Kafka transaction was aborted, so positions adopted while it was open are void.
+    void restart_from(Lsn lsn);
+
     // Whether `txn` was forgotten by discard_pending() (its reports must be ignored).
     bool discarded(TxnId txn) const { return txn < first_id_; }
 

@@ -119,6 +119,11 @@ struct LogSettings {
     int progress_interval_ms = 30000;  // how often the progress line is logged
 };
 
+enum class DeliveryGuarantee {
+    at_least_once,  // idempotent producer; duplicates only after a crash
+    exactly_once,   // Kafka transactions with the position stored in the offsets topic
+};
+
 struct Config {
     std::string source_file;
     PostgresSettings postgres;
@@ -131,6 +136,13 @@ struct Config {
     long max_inflight_bytes = 64L * 1024 * 1024;
     ErrorTolerance errors_tolerance = ErrorTolerance::none;
     std::string dead_letter_topic;  // empty: skip and count (with errors.tolerance all)
+    DeliveryGuarantee delivery_guarantee = DeliveryGuarantee::at_least_once;
+    // exactly-once: where positions are stored, and when a Kafka transaction is committed (at
+    // the first PostgreSQL commit after any limit is reached).
+    std::string offsets_topic = "outbox-router-offsets";
+    long transaction_max_events = 10000;
+    long transaction_max_bytes = 16L * 1024 * 1024;
+    int transaction_max_ms = 100;
     MetricsSettings metrics;
     LogSettings log;
 };

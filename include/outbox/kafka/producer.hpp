@@ -4,7 +4,10 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <stdexcept>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/handles.hpp"
@@ -30,6 +33,19 @@ inline std::size_t record_size(const router::OutboxRecord& record) {
     return (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
 }
 
+// A Kafka transaction call that did not succeed, classified the way librdkafka does.
+class TransactionError : public std::runtime_error {
+public:
+    enum class Kind {
+        retriable,  // call again
+        abortable,  // abort the transaction, then carry on with the same producer
+        fatal,      // the producer instance is unusable
+        fenced,     // a newer instance with the same transactional.id took over
+    };
+    TransactionError(Kind kind, const std::string& message) : std::runtime_error(message), kind(kind) {}
+    Kind kind;
+};
+
 // The librdkafka producer. Delivery reports are handed to `on_delivery` from serve(), on the
 // caller's thread; wakeup_fd() becomes readable when reports are waiting, so one poll() loop
 // can wait on PostgreSQL and Kafka at once.
@@ -39,8 +55,9 @@ public:
 
     // `bootstrap_servers` overrides kafka.bootstrap.servers when non-empty (embedded cluster).
     // Bad librdkafka properties throw ConfigError with the property's file:line.
+    // `overrides` are set after the configured properties (e.g. a derived transactional.id).
     Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
-             DeliveryHandler on_delivery);
+             DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides = {});
     Producer(const Producer&) = delete;
     Producer& operator=(const Producer&) = delete;
     ~Producer();
@@ -60,8 +77,19 @@ public:
     // Empty when healthy; otherwise librdkafka's fatal error (e.g. idempotence broken).
     std::string fatal_error() const;
 
+    // Whether the fatal error means another instance with our transactional.id fenced us.
+    bool fenced() const;
+
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
     std::string check_metadata(int timeout_ms) const;
+
+    // Kafka transactions (transactional.id set). Each throws TransactionError.
+    void init_transactions(int timeout_ms);
+    void begin_transaction();
+    void commit_transaction(int timeout_ms);
+    void abort_transaction(int timeout_ms);
+
+    rd_kafka_t* handle() const { return handle_.get(); }
 
 private:
     rd_kafka_topic_t* topic_handle(std::string_view topic);

@@ -9,6 +9,7 @@
 
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/offset_store.hpp"
 #include "outbox/kafka/producer.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
@@ -64,11 +65,19 @@ private:
     void on_delivery(const kafka::DeliveryReport& report);
     void send_dead_letters();
     void check_kafka_health() const;
+    // exactly-once
+    void start_kafka_transactions();
+    void open_kafka_transaction(std::size_t record_bytes);
+    bool kafka_transaction_due() const;
+    void commit_kafka_transaction();
+    void rewind_kafka_transactions();
+    Lsn confirmable_lsn();
+    Lsn delivered_position() const;
     void confirm_to_postgres();
     void drain_and_stop();
     std::uint16_t source_index(const std::string& name);
     const RelationEntry& relation(std::uint32_t relid) const;
-    std::unique_ptr<kafka::Producer> make_producer();
+    std::unique_ptr<kafka::Producer> make_producer(const std::vector<std::pair<std::string, std::string>>& overrides = {});
     void watch_producer();
 
     // Per source (table or message prefix), looked up once so that counting costs one atomic add.
@@ -116,6 +125,21 @@ private:
     std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
     std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
     std::string producer_failure_;  // first delivery error not about its record: replace the producer
+
+    // exactly-once: the Kafka transaction being filled, and the newest PostgreSQL commit whose
+    // Kafka transaction has committed (what may be confirmed to PostgreSQL).
+    const bool exactly_once_;
+    struct KafkaTransaction {
+        bool open = false;
+        long events = 0;
+        long bytes = 0;
+        Clock::time_point started{};
+        Lsn last_end_lsn = 0;  // 0 until a whole PostgreSQL transaction is in it
+    };
+    KafkaTransaction kafka_txn_;
+    Lsn committed_end_ = 0;
+    std::unique_ptr<kafka::OffsetStore> offsets_;
+    std::string transactional_id_;
 };
 
 }  // namespace outbox::pipeline

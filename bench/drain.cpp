@@ -1,0 +1,171 @@
+// outbox-bench-drain: runs one consumer of a replication slot (outbox-router, or pg_recvlogical
+// for the decode floor) over a prepared backlog and measures it from outside:
+//
+//   outbox-bench-drain --conninfo STR --slot NAME --end-lsn LSN [--until confirmed|exit]
+//                      [--poll-ms 5] [--log FILE] [--kafka-pid PID] -- COMMAND ARGS...
+//
+//   --until confirmed  done when the slot's confirmed_flush_lsn reaches LSN (the router confirms a
+//                      position only after Kafka acknowledged every event before it); the command
+//                      is then stopped with SIGTERM.
+//   --until exit       done when the command exits by itself (pg_recvlogical --start -E LSN).
+//
+// One libpq connection polls pg_replication_slots every --poll-ms (a few hundred microseconds of
+// server CPU per poll; the previous script forked psql every 20 ms, which cost a measurable share
+// of a 2-core machine). Prints one line of key=value figures:
+//   wall_s           command start (fork) to done
+//   streaming_s      the router's "streaming from slot" log line to done (router only)
+//   cpu_s user_s sys_s  the command's CPU (all threads), read from /proc just before SIGTERM or
+//                    from wait4() when it exited by itself
+//   peak_rss_kib     VmHWM (or ru_maxrss after exit)
+//   walsender_cpu_s  CPU of the walsender serving the slot (pg_replication_slots.active_pid)
+//   kafka_cpu_s      CPU used by --kafka-pid (the mock cluster) during the run
+//   machine_busy_cores  all CPU used on the machine during the run / wall time (neighbours included)
+#include <fcntl.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "bench_util.hpp"
+
+using namespace outbox::bench;
+
+namespace {
+
+double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const Args args(argc, argv);
+    if (args.rest().empty()) throw std::runtime_error("no command after --");
+    const std::string conninfo = args.required("conninfo");
+    const std::string slot = args.required("slot");
+    const std::string end_lsn = args.required("end-lsn");
+    const bool until_exit = args.get("until", "confirmed") == "exit";
+    const int poll_ms = static_cast<int>(args.number("poll-ms", 5));
+    const pid_t kafka_pid = static_cast<pid_t>(args.number("kafka-pid", 0));
+    const std::string log_path = args.get("log", "/dev/null");
+
+    PGconn* db = PQconnectdb(conninfo.c_str());
+    if (PQstatus(db) != CONNECTION_OK) throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(db));
+    PGresult* prepared = PQprepare(db, "slot",
+                                   "SELECT coalesce(active_pid, 0), confirmed_flush_lsn >= $1::pg_lsn "
+                                   "FROM pg_replication_slots WHERE slot_name = $2",
+                                   2, nullptr);
+    if (PQresultStatus(prepared) != PGRES_COMMAND_OK) throw std::runtime_error(PQerrorMessage(db));
+    PQclear(prepared);
+
+    FILE* log = std::fopen(log_path.c_str(), "w");
+    if (!log) throw std::runtime_error("cannot write " + log_path);
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+
+    const double kafka_cpu_before = kafka_pid > 0 ? proc_cpu_seconds(kafka_pid) : 0;
+    const double busy_before = machine_busy_seconds();
+    const std::int64_t start = mono_us();
+    const pid_t child = fork();
+    if (child == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(out[1], STDERR_FILENO);
+        std::vector<char*> argv_child;
+        for (const auto& a : args.rest()) argv_child.push_back(const_cast<char*>(a.c_str()));
+        argv_child.push_back(nullptr);
+        execvp(argv_child[0], argv_child.data());
+        std::perror("exec");
+        _exit(127);
+    }
+    close(out[1]);
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+
+    std::int64_t streaming_at = 0;
+    std::int64_t next_query = start;
+    double walsender_cpu = 0;
+    std::string partial;
+    bool exited = false;
+    int status = 0;
+    rusage usage{};
+    std::int64_t done_at = 0;
+    const char* params[2] = {end_lsn.c_str(), slot.c_str()};
+
+    const auto read_output = [&] {
+        char buffer[4096];
+        ssize_t n;
+        while ((n = read(out[0], buffer, sizeof buffer)) > 0) {
+            std::fwrite(buffer, 1, static_cast<std::size_t>(n), log);
+            if (streaming_at == 0) {
+                partial.append(buffer, static_cast<std::size_t>(n));
+                if (partial.find("streaming from slot") != std::string::npos) streaming_at = mono_us();
+                if (partial.size() > 65536) partial.erase(0, partial.size() - 1024);
+            }
+        }
+    };
+
+    while (done_at == 0) {
+        pollfd fd{out[0], POLLIN, 0};
+        const int wait_ms = static_cast<int>(std::max<std::int64_t>(0, (next_query - mono_us()) / 1000));
+        poll(&fd, 1, wait_ms);
+        read_output();
+        if (!exited && wait4(child, &status, WNOHANG, &usage) == child) exited = true;
+        if (mono_us() < next_query && !exited) continue;
+        next_query = mono_us() + poll_ms * 1000;
+
+        PGresult* result = PQexecPrepared(db, "slot", 2, params, nullptr, nullptr, 0);
+        if (PQresultStatus(result) != PGRES_TUPLES_OK || PQntuples(result) != 1)
+            throw std::runtime_error("slot " + slot + ": " + PQerrorMessage(db));
+        const pid_t walsender = static_cast<pid_t>(std::atol(PQgetvalue(result, 0, 0)));
+        const bool confirmed = std::strcmp(PQgetvalue(result, 0, 1), "t") == 0;
+        PQclear(result);
+        if (walsender > 0) {
+            const double cpu = proc_cpu_seconds(walsender);
+            if (cpu >= 0) walsender_cpu = cpu;
+        }
+        if (until_exit ? exited : confirmed) done_at = mono_us();
+        if (!until_exit && exited) {
+            std::fflush(log);
+            throw std::runtime_error("the command exited before the slot reached " + end_lsn + " (see " + log_path + ")");
+        }
+    }
+
+    double cpu = 0, user = 0, sys = 0;
+    long peak_rss_kib = 0;
+    if (exited) {
+        user = seconds_of(usage.ru_utime);
+        sys = seconds_of(usage.ru_stime);
+        cpu = user + sys;
+        peak_rss_kib = usage.ru_maxrss;
+    } else {
+        proc_cpu(child, user, sys);
+        cpu = user + sys;
+        peak_rss_kib = proc_status_kib(child, "VmHWM");
+    }
+    const double kafka_cpu = kafka_pid > 0 ? proc_cpu_seconds(kafka_pid) - kafka_cpu_before : 0;
+    const double busy = machine_busy_seconds() - busy_before;
+    if (!exited) {
+        kill(child, SIGTERM);
+        while (waitpid(child, &status, WNOHANG) == 0) {
+            pollfd fd{out[0], POLLIN, 0};
+            poll(&fd, 1, 10);
+            read_output();
+        }
+    }
+    read_output();
+    std::fclose(log);
+    PQfinish(db);
+
+    const double wall = static_cast<double>(done_at - start) / 1e6;
+    std::printf("wall_s=%.4f streaming_s=%.4f cpu_s=%.4f", wall,
+                streaming_at ? static_cast<double>(done_at - streaming_at) / 1e6 : wall, cpu);
+    std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f\n",
+                user, sys, peak_rss_kib, walsender_cpu, kafka_cpu, busy / wall);
+    return 0;
+} catch (const std::exception& e) {
+    std::cerr << "outbox-bench-drain: " << e.what() << "\n";
+    return 1;
+}

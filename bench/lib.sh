@@ -1,0 +1,143 @@
+# Shared by the benchmark scripts (sourced, not run). Every script starts its own throwaway
+# PostgreSQL (tests/scripts/pg-cluster.sh) and Kafka mock cluster (outbox-bench-kafka), stops
+# only the processes it started, and prints its figures; nothing is asserted.
+#
+# Environment:
+#   BUILD_DIR    build tree with outbox-router and the bench tools (default: build/)
+#   BENCH_OUT    scratch directory (default: bench/out/<script name>); wiped at start
+#   REPEATS      runs per measurement; the median is reported (default 3)
+#   KAFKA_PROPS  extra librdkafka properties for the router, "name=value name=value"
+#                (any kafka.* key passes through to librdkafka), e.g. KAFKA_PROPS="linger.ms=1"
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+scripts=$root/tests/scripts
+bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+repeats=${REPEATS:-3}
+router_bin=$build/outbox-router
+
+bench_init() {  # NAME
+  out=${BENCH_OUT:-$root/bench/out/$1}
+  local exe
+  for exe in "$router_bin" "$build/bench/outbox-bench-kafka" "$build/bench/outbox-bench-drain"; do
+    [ -x "$exe" ] || { echo "missing $exe: build first (make build, or BUILD_DIR=...)" >&2; exit 1; }
+  done
+  # The pg cluster directory is owned by postgres: stop a leftover cluster before wiping it.
+  [ -d "$out/pg/data" ] && "$scripts/pg-cluster.sh" stop "$out/pg"
+  rm -rf "$out"
+  mkdir -p "$out"
+  trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+  [ -n "${router_pid:-}" ] && kill -TERM "$router_pid" 2>/dev/null && wait "$router_pid" 2>/dev/null
+  [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && wait "$kafka_pid" 2>/dev/null
+  [ -n "${port:-}" ] && "$scripts/pg-cluster.sh" stop "$out/pg"
+  true
+}
+
+now() { date +%s.%N; }
+calc() { echo "$*" | bc -l; }
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }  # field NAME < "a=1 b=2"
+
+machine() {
+  local model mem
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+  mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
+  echo "machine: $(nproc) cores ($model), $mem, $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+  echo "software: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}'), librdkafka $(pkg-config --modversion rdkafka), router $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?') + working tree, build $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt")"
+  echo "load average at start: $(cut -d ' ' -f 1-3 /proc/loadavg)"
+}
+
+pg_start() {
+  port=$("$scripts/pg-cluster.sh" start "$out/pg")
+  conninfo="host=127.0.0.1 port=$port dbname=postgres user=postgres"
+}
+sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d postgres "$@"; }
+
+# The outbox table, a publication for it and a procedure that writes the backlog: ~300-byte jsonb
+# payloads, 10 aggregate types, 1,000 keys, ROWS_PER_TXN rows per transaction (COMMIT inside the
+# procedure: each batch is a transaction of its own in the WAL).
+outbox_setup() {
+  sql -f "$root/sql/outbox.sql"
+  sql <<'SQL'
+CREATE PUBLICATION bench FOR TABLE outbox;
+CREATE PROCEDURE bench_fill(first bigint, last bigint, per_txn int) LANGUAGE plpgsql AS $$
+DECLARE
+  i bigint := first;
+BEGIN
+  WHILE i <= last LOOP
+    INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload)
+    SELECT md5(s::text)::uuid, 'Aggregate' || (s % 10), 'agg-' || (s % 1000), 'Created',
+           jsonb_build_object('seq', s, 'customer', 'customer-' || (s % 1000), 'amount', s * 1.5,
+                              'note', repeat('x', 200), 'tags', jsonb_build_array('a', 'b', 'c'))
+    FROM generate_series(i, least(i + per_txn - 1, last)) s;
+    COMMIT;
+    i := i + per_txn;
+  END LOOP;
+END $$;
+SQL
+}
+
+slot_create() { for s in "$@"; do sql -c "SELECT 1 FROM pg_create_logical_replication_slot('$s', 'pgoutput')" >/dev/null; done; }
+
+# backlog ROWS PER_TXN: writes it (asynchronous commit: only the WAL matters), flushes it, sets end_lsn.
+backlog() {
+  sql -c "SET synchronous_commit = off" -c "CALL bench_fill(0, $1 - 1, $2)" -c "CHECKPOINT"
+  end_lsn=$(sql -c "SELECT pg_current_wal_insert_lsn()")
+  payload_bytes=$(sql -c "SELECT avg(octet_length(payload::text))::int FROM outbox")
+}
+
+kafka_start() {  # [TOPIC[:PARTITIONS]...]
+  kafka_stop
+  rm -f "$out/kafka.addr"
+  "$build/bench/outbox-bench-kafka" 1 "$@" >"$out/kafka.addr.tmp" &
+  kafka_pid=$!
+  until [ -s "$out/kafka.addr.tmp" ]; do
+    kill -0 "$kafka_pid" || { echo "outbox-bench-kafka failed" >&2; exit 1; }
+    sleep 0.02
+  done
+  mv "$out/kafka.addr.tmp" "$out/kafka.addr"
+  kafka_addr=$(head -n 1 "$out/kafka.addr")
+}
+
+kafka_stop() {
+  [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && wait "$kafka_pid" 2>/dev/null
+  kafka_pid=
+}
+
+# router_config FILE SLOT [YAML lines for the top level]
+router_config() {
+  local file=$1 slot=$2
+  shift 2
+  {
+    echo "postgres:"
+    echo "  conninfo: \"$conninfo\""
+    echo "  slot.name: $slot"
+    echo "  publication.name: bench"
+    echo "  publication.autocreate.mode: disabled"
+    echo "  status.update.interval.ms: ${STATUS_INTERVAL_MS:-10}"
+    echo "kafka:"
+    echo "  bootstrap.servers: \"$kafka_addr\""
+    for prop in ${KAFKA_PROPS:-}; do echo "  ${prop%%=*}: \"${prop#*=}\""; done
+    for line in "$@"; do echo "$line"; done
+  } >"$file"
+}
+
+# drain SLOT MODE LOG -- COMMAND...: prints outbox-bench-drain's key=value line
+drain() {
+  local slot=$1 until=$2 log=$3
+  shift 4
+  "$build/bench/outbox-bench-drain" --conninfo "$conninfo" --slot "$slot" --end-lsn "$end_lsn" --until "$until" \
+    --kafka-pid "${kafka_pid:-0}" --log "$log" -- "$@"
+}
+
+floor_run() {  # SLOT LOG: pg_recvlogical streaming the backlog to /dev/null
+  drain "$1" exit "$2" -- "$bindir/pg_recvlogical" -h 127.0.0.1 -p "$port" -U postgres -d postgres -S "$1" \
+    --start -o proto_version=1 -o publication_names=bench -E "$end_lsn" -f /dev/null
+}
+
+router_run() {  # SLOT LOG CONFIG
+  drain "$1" confirmed "$2" -- "$router_bin" --config "$3"
+}

@@ -1,0 +1,147 @@
+#include "outbox/kafka/offset_store.hpp"
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "outbox/kafka/client_conf.hpp"
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+
+namespace outbox::kafka {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kTimeoutMs = 30000;
+constexpr int kCreateTimeoutMs = 5000;
+
+HandlePtr client(rd_kafka_type_t type, ConfPtr conf) {
+    char error[512];
+    HandlePtr handle(rd_kafka_new(type, conf.get(), error, sizeof error));
+    if (!handle) throw ConfigError(std::string("kafka: cannot create a client for the offsets topic: ") + error);
+    conf.release();  // rd_kafka_new took it
+    return handle;
+}
+
+int partition_count(rd_kafka_t* rk, const std::string& topic) {
+    rd_kafka_topic_t* handle = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+    const TopicPtr owned(handle);
+    const rd_kafka_metadata_t* raw = nullptr;
+    const rd_kafka_resp_err_t error = rd_kafka_metadata(rk, 0, handle, &raw, kTimeoutMs);
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR)
+        throw TransientError(std::string("kafka: cannot read metadata of the offsets topic: ") + rd_kafka_err2str(error));
+    const MetadataPtr metadata(raw);
+    if (metadata->topic_cnt != 1 || metadata->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
+    return metadata->topics[0].partition_cnt;
+}
+
+}  // namespace
+
+std::string SourceIdentity::key() const { return system_id + "/" + database + "/" + slot; }
+
+std::string SourceIdentity::default_transactional_id() const {
+    return "outbox-router-" + system_id + "-" + database + "-" + slot;
+}
+
+OffsetStore::OffsetStore(const config::KafkaSettings& settings, std::string bootstrap_servers, std::string topic,
+                         SourceIdentity source)
+    : settings_(settings), bootstrap_servers_(std::move(bootstrap_servers)), topic_(std::move(topic)),
+      source_(std::move(source)), key_(source_.key()) {}
+
+void OffsetStore::ensure_topic() const {
+    const HandlePtr admin = client(RD_KAFKA_PRODUCER, client_conf(settings_, bootstrap_servers_, {}));
+    if (partition_count(admin.get(), topic_) > 0) return;
+    char error[512];
+    // One partition: there are few sources, and compaction keeps one record per source.
+    rd_kafka_NewTopic_t* raw_topic = rd_kafka_NewTopic_new(topic_.c_str(), 1, -1, error, sizeof error);
+    if (!raw_topic) throw ConfigError("offsets.topic: " + std::string(error));
+    const std::unique_ptr<rd_kafka_NewTopic_t, void (*)(rd_kafka_NewTopic_t*)> new_topic(raw_topic, rd_kafka_NewTopic_destroy);
+    rd_kafka_NewTopic_set_config(new_topic.get(), "cleanup.policy", "compact");
+    const QueuePtr queue(rd_kafka_queue_new(admin.get()));
+    rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
+    rd_kafka_CreateTopics(admin.get(), topics, 1, nullptr, queue.get());
+    rd_kafka_event_t* event = rd_kafka_queue_poll(queue.get(), kCreateTimeoutMs);
+    if (!event) {
+        // Some brokers (and librdkafka's mock cluster) do not answer CreateTopics; the topic is
+        // then auto-created on first use, without compaction.
+        log::warn("kafka: no answer creating the offsets topic \"" + topic_ +
+                  "\"; if it is auto-created, set cleanup.policy=compact on it (see docs/operations.md)");
+        return;
+    }
+    const std::unique_ptr<rd_kafka_event_t, void (*)(rd_kafka_event_t*)> owned_event(event, rd_kafka_event_destroy);
+    const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event);
+    size_t count = 0;
+    const rd_kafka_topic_result_t** results = result ? rd_kafka_CreateTopics_result_topics(result, &count) : nullptr;
+    const rd_kafka_resp_err_t outcome =
+        count == 1 ? rd_kafka_topic_result_error(results[0]) : rd_kafka_event_error(event);
+    if (outcome == RD_KAFKA_RESP_ERR_NO_ERROR)
+        log::info("kafka: created the compacted offsets topic \"" + topic_ + "\"");
+    else if (outcome != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+        log::warn("kafka: cannot create the offsets topic \"" + topic_ + "\" (" + rd_kafka_err2str(outcome) +
+                  "); if it is auto-created, set cleanup.policy=compact on it (see docs/operations.md)");
+}
+
+Lsn OffsetStore::read_committed_position() const {
+    const HandlePtr consumer = client(
+        RD_KAFKA_CONSUMER, client_conf(settings_, bootstrap_servers_,
+                                       {{"group.id", "outbox-router-offsets-reader"},
+                                        {"enable.auto.commit", "false"},
+                                        {"enable.partition.eof", "true"},
+                                        {"isolation.level", "read_committed"}}));
+    const int partitions = partition_count(consumer.get(), topic_);
+    if (partitions == 0) return 0;
+    rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(partitions);
+    for (int p = 0; p < partitions; ++p)
+        rd_kafka_topic_partition_list_add(assignment, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_assign(consumer.get(), assignment);
+    rd_kafka_topic_partition_list_destroy(assignment);
+
+    Lsn position = 0;
+    std::set<int> at_end;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    while (static_cast<int>(at_end.size()) < partitions) {
+        if (Clock::now() > deadline) throw TransientError("kafka: timed out reading the offsets topic " + topic_);
+        rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer.get(), 200);
+        if (!message) continue;
+        const std::unique_ptr<rd_kafka_message_t, void (*)(rd_kafka_message_t*)> owned(message, rd_kafka_message_destroy);
+        if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            at_end.insert(message->partition);
+            continue;
+        }
+        if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR)
+            throw TransientError("kafka: reading the offsets topic: " + std::string(rd_kafka_message_errstr(message)));
+        if (!message->key || std::string_view(static_cast<const char*>(message->key), message->key_len) != key_ ||
+            !message->payload)
+            continue;
+        const auto value = nlohmann::json::parse(static_cast<const char*>(message->payload),
+                                                 static_cast<const char*>(message->payload) + message->len, nullptr, false);
+        const auto lsn = value.is_object() && value.contains("end_lsn") && value["end_lsn"].is_string()
+                             ? parse_lsn(value["end_lsn"].get<std::string>())
+                             : std::nullopt;
+        if (!lsn)
+            throw DefiniteError("kafka: offsets topic " + topic_ + " holds a record for " + key_ +
+                                " that is not an outbox-router position");
+        position = std::max(position, *lsn);
+    }
+    rd_kafka_consumer_close(consumer.get());
+    return position;
+}
+
+router::OutboxRecord OffsetStore::record_for(Lsn end_lsn) {
+    value_ = nlohmann::json{{"end_lsn", format_lsn(end_lsn)},
+                            {"system_id", source_.system_id},
+                            {"database", source_.database},
+                            {"slot", source_.slot}}
+                 .dump();
+    router::OutboxRecord record;
+    record.topic = topic_;
+    record.key = key_;
+    record.value = value_;
+    record.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+    return record;
+}
+
+}  // namespace outbox::kafka
