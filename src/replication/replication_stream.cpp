@@ -1,6 +1,8 @@
 #include "outbox/replication/replication_stream.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
@@ -47,6 +49,10 @@ std::optional<std::span<const char>> ReplicationStream::next_frame() {
 }
 
 void ReplicationStream::receive() {
+    static const auto interval = std::chrono::microseconds(std::getenv("OUTBOX_MIN_READ_US") ? std::atoi(std::getenv("OUTBOX_MIN_READ_US")) : 0);
+    const auto since = std::chrono::steady_clock::now() - last_read_;
+    if (since < interval) std::this_thread::sleep_for(interval - since);
+    last_read_ = std::chrono::steady_clock::now();
     if (PQconsumeInput(connection_.raw()) == 0)
         throw TransientError("postgres: replication connection lost: " + connection_.last_error());
 }

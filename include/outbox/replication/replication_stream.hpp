@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,7 +29,11 @@ public:
     // DefiniteError when the server ends the stream with an error.
     std::optional<std::span<const char>> next_frame();
 
-    // Reads what the socket has into libpq's buffer (call when socket() is readable).
+    // Reads what the socket has into libpq's buffer (call when socket() is readable). Reads are
+    // paced: one comes at least kMinReadInterval after the previous one, sleeping for the rest
+    // if need be, so that a server streaming a backlog of small messages is read in batches
+    // rather than one wakeup and a few system calls per message. Adds at most that interval to
+    // the latency of data arriving right after a read; never slows a reader that is behind.
     void receive();
     int socket() const { return PQsocket(connection_.raw()); }
 
@@ -46,6 +51,7 @@ private:
 
     PgConnection connection_;
     char* buffer_ = nullptr;
+    std::chrono::steady_clock::time_point last_read_{};
 };
 
 }  // namespace outbox::replication
