@@ -20,6 +20,8 @@
 //   walsender_cpu_s  CPU of the walsender serving the slot (pg_replication_slots.active_pid)
 //   kafka_cpu_s      CPU used by --kafka-pid (the mock cluster) during the run
 //   machine_busy_cores  all CPU used on the machine during the run / wall time (neighbours included)
+//   others_cores     the same minus the command, the walsender and the mock cluster: what everything
+//                    else on the machine used (other users' work, PostgreSQL's background processes)
 #include <fcntl.h>
 #include <libpq-fe.h>
 #include <poll.h>
@@ -162,8 +164,10 @@ int main(int argc, char** argv) try {
     const double wall = static_cast<double>(done_at - start) / 1e6;
     std::printf("wall_s=%.4f streaming_s=%.4f cpu_s=%.4f", wall,
                 streaming_at ? static_cast<double>(done_at - streaming_at) / 1e6 : wall, cpu);
-    std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f\n",
-                user, sys, peak_rss_kib, walsender_cpu, kafka_cpu, busy / wall);
+    std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f"
+                " others_cores=%.3f\n",
+                user, sys, peak_rss_kib, walsender_cpu, kafka_cpu, busy / wall,
+                std::max(0.0, busy - cpu - walsender_cpu - kafka_cpu) / wall);
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "outbox-bench-drain: " << e.what() << "\n";

@@ -37,6 +37,21 @@ bench_cleanup() {
 }
 
 now() { date +%s.%N; }
+
+# The machine is shared: before each timed run, wait (up to QUIET_WAIT seconds, default 120) for a
+# second in which everything else uses less than QUIET_CORES cores (default 0.25). Prints what it saw.
+wait_quiet() {
+  local deadline=$((SECONDS + ${QUIET_WAIT:-120})) busy
+  while :; do
+    busy=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat)
+    sleep 1
+    busy=$(awk -v before="$busy" -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f", ($2 + $3 + $4 + $7 + $8 + $9 - before) / hz}' /proc/stat)
+    if [ "$(echo "$busy < ${QUIET_CORES:-0.25}" | bc -l)" = 1 ] || [ $SECONDS -ge $deadline ]; then
+      echo "$busy"
+      return
+    fi
+  done
+}
 calc() { echo "$*" | bc -l; }
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }  # field NAME < "a=1 b=2"

@@ -37,11 +37,12 @@ echo "backlog: $rows rows in $(((rows + per_txn - 1) / per_txn)) transactions, a
 : >"$out/floor.runs"
 : >"$out/router.runs"
 for slot in "${slots[@]}"; do
+  quiet=$(wait_quiet)
   case $slot in
     floor_*)
       result=$(floor_run "$slot" "$out/$slot.log")
       echo "$result" >>"$out/floor.runs"
-      echo "  floor  $slot: $result"
+      echo "  floor  $slot: $result (background before: $quiet cores)"
       ;;
     router_*)
       kafka_start
@@ -49,7 +50,7 @@ for slot in "${slots[@]}"; do
       result=$(router_run "$slot" "$out/$slot.log" "$out/$slot.yaml")
       kafka_stop
       echo "$result" >>"$out/router.runs"
-      echo "  router $slot: $result"
+      echo "  router $slot: $result (background before: $quiet cores)"
       ;;
   esac
 done
@@ -64,7 +65,8 @@ printf 'rows=%d rows_per_txn=%d payload_bytes=%d repeats=%d (medians; every run 
 printf 'pg_recvlogical (decode floor): %7.3f s %8.0f rows/s   walsender CPU %.2f s\n' "$floor_s" "$floor_rate" "$(med walsender_cpu_s floor)"
 printf 'outbox-router (to Kafka ack):  %7.3f s %8.0f rows/s = %.1f%% of the floor   (%.3f s after "streaming from slot")\n' \
   "$router_s" "$router_rate" "$(calc "100 * $router_rate / $floor_rate")" "$(med streaming_s router)"
-printf 'router CPU %.3f s = %.2f us/event (user %.3f s, sys %.3f s); peak RSS %.1f MiB; walsender CPU %.2f s; mock Kafka CPU %.2f s; machine busy %.2f of %d cores\n' \
+printf 'router CPU %.3f s = %.2f us/event (user %.3f s, sys %.3f s); peak RSS %.1f MiB; walsender CPU %.2f s; mock Kafka CPU %.2f s\n' \
   "$(med cpu_s router)" "$(calc "1000000 * $(med cpu_s router) / $rows")" "$(med user_s router)" "$(med sys_s router)" \
-  "$(calc "$(med peak_rss_kib router) / 1024")" "$(med walsender_cpu_s router)" "$(med kafka_cpu_s router)" \
-  "$(med machine_busy_cores router)" "$(nproc)"
+  "$(calc "$(med peak_rss_kib router) / 1024")" "$(med walsender_cpu_s router)" "$(med kafka_cpu_s router)"
+printf 'machine: busy %.2f of %d cores during router runs, %.2f during floor runs; other work on the machine %.2f / %.2f cores\n' \
+  "$(med machine_busy_cores router)" "$(nproc)" "$(med machine_busy_cores floor)" "$(med others_cores router)" "$(med others_cores floor)"

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 // Mirrors the readers in PostgreSQL's src/backend/replication/logical/proto.c for protocol
 // version 1 without streaming, so no message carries an xid prefix.
@@ -101,7 +102,7 @@ public:
     // Leftover bytes mean we disagree with the sender about the layout; decoding further
     // messages on that assumption would silently corrupt data.
     void expect_end() const {
-        if (remaining() != 0) {
+        if (remaining() != 0) [[unlikely]] {
             fail("trailing bytes: " + std::to_string(remaining()) + " bytes left" + position());
         }
     }
@@ -115,18 +116,32 @@ private:
     }
 
     void require(std::size_t count, std::string_view field) const {
-        if (count > remaining()) {
-            fail("truncated: need " + std::to_string(count) + " bytes for " + std::string(field) + position());
+        if (count > remaining()) [[unlikely]] {
+            truncated(count, field);
         }
     }
 
+    [[noreturn]] [[gnu::noinline]] [[gnu::cold]] void truncated(std::size_t count, std::string_view field) const {
+        fail("truncated: need " + std::to_string(count) + " bytes for " + std::string(field) + position());
+    }
+
+    // One unaligned load and a byte swap; `width` is a constant wherever this is inlined.
     std::uint64_t read_be(std::size_t width, std::string_view field) {
         require(width, field);
-        std::uint64_t value = 0;
-        for (std::size_t i = 0; i < width; ++i) {
-            value = (value << 8) | static_cast<unsigned char>(bytes_[offset_ + i]);
-        }
+        const char* at = bytes_.data() + offset_;
         offset_ += width;
+        switch (width) {
+            case 1: return static_cast<unsigned char>(*at);
+            case 2: return __builtin_bswap16(load<std::uint16_t>(at));
+            case 4: return __builtin_bswap32(load<std::uint32_t>(at));
+            default: return __builtin_bswap64(load<std::uint64_t>(at));
+        }
+    }
+
+    template <typename T>
+    static T load(const char* at) {
+        T value;
+        std::memcpy(&value, at, sizeof value);
         return value;
     }
 
@@ -141,25 +156,29 @@ std::string_view read_namespace(Reader& in, std::string_view field) {
     return nspname.empty() ? std::string_view("pg_catalog") : nspname;
 }
 
+// Sized once, then filled in place: the vector keeps its capacity between messages, so this
+// neither allocates nor checks capacity per column.
 void read_tuple(Reader& in, std::vector<ColumnValue>& values) {
-    values.clear();
     const std::size_t natts = in.read_count16("tuple column count");
+    values.resize(natts);
+    ColumnValue* out = values.data();
     for (std::size_t i = 0; i < natts; ++i) {
         const char kind = in.read_char("column kind");
         switch (kind) {
             case 'n':
-                values.push_back({ValueKind::null, {}});
+                out[i] = {ValueKind::null, {}};
                 break;
             case 'u':
-                values.push_back({ValueKind::unchanged_toast, {}});
+                out[i] = {ValueKind::unchanged_toast, {}};
                 break;
             case 't':
             case 'b': {
                 const std::size_t length = in.read_count("column length");
-                values.push_back({static_cast<ValueKind>(kind), in.read_bytes(length, "column data")});
+                out[i] = {static_cast<ValueKind>(kind), in.read_bytes(length, "column data")};
                 break;
             }
             default:
+                values.resize(i);
                 in.fail("unknown column kind " + describe_byte(kind) + " for column " + std::to_string(i));
         }
     }
@@ -304,23 +323,25 @@ Message Decoder::decode(std::span<const char> bytes, Lsn wal_position) {
         throw ProtocolError("pgoutput message at WAL " + format_lsn(wal_position) + ": empty message");
     }
     Reader in(bytes, wal_position);
-    Message message;
+    // Each message is built in the variant being returned (no default Begin to overwrite).
+    const auto complete = [&in](auto&& message) -> Message {
+        in.expect_end();
+        return Message(std::forward<decltype(message)>(message));
+    };
     switch (bytes[0]) {
-        case 'B': message = read_begin(in); break;
-        case 'C': message = read_commit(in); break;
-        case 'O': message = read_origin(in); break;
-        case 'R': message = read_relation(in, relation_columns_); break;
-        case 'Y': message = read_type(in); break;
-        case 'I': message = read_insert(in, new_values_); break;
-        case 'U': message = read_update(in, old_values_, new_values_); break;
-        case 'D': message = read_delete(in, old_values_); break;
-        case 'T': message = read_truncate(in, truncate_relids_); break;
-        case 'M': message = read_message(in); break;
+        case 'I': return complete(read_insert(in, new_values_));
+        case 'B': return complete(read_begin(in));
+        case 'C': return complete(read_commit(in));
+        case 'O': return complete(read_origin(in));
+        case 'R': return complete(read_relation(in, relation_columns_));
+        case 'Y': return complete(read_type(in));
+        case 'U': return complete(read_update(in, old_values_, new_values_));
+        case 'D': return complete(read_delete(in, old_values_));
+        case 'T': return complete(read_truncate(in, truncate_relids_));
+        case 'M': return complete(read_message(in));
         // Streaming and two-phase messages (S E c A b P K r p) land here too: we never ask for them.
         default: in.fail("unknown message type");
     }
-    in.expect_end();
-    return message;
 }
 
 }  // namespace outbox::pgoutput

@@ -1,5 +1,7 @@
 #include "outbox/replication/replication_stream.hpp"
 
+#include <sys/ioctl.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -50,8 +52,13 @@ std::optional<std::span<const char>> ReplicationStream::next_frame() {
 
 void ReplicationStream::receive() {
     static const auto interval = std::chrono::microseconds(std::getenv("OUTBOX_MIN_READ_US") ? std::atoi(std::getenv("OUTBOX_MIN_READ_US")) : 0);
+    static const int batch = std::getenv("OUTBOX_READ_BATCH") ? std::atoi(std::getenv("OUTBOX_READ_BATCH")) : 16384;
     const auto since = std::chrono::steady_clock::now() - last_read_;
-    if (since < interval) std::this_thread::sleep_for(interval - since);
+    if (since < interval) {
+        int queued = 0;
+        if (ioctl(PQsocket(connection_.raw()), FIONREAD, &queued) != 0 || queued < batch)
+            std::this_thread::sleep_for(interval - since);
+    }
     last_read_ = std::chrono::steady_clock::now();
     if (PQconsumeInput(connection_.raw()) == 0)
         throw TransientError("postgres: replication connection lost: " + connection_.last_error());

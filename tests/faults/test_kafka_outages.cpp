@@ -80,7 +80,9 @@ BOOST_AUTO_TEST_CASE(all_brokers_down_for_30_seconds_mid_stream) {
     const auto end = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= end; }, 60s));
     BOOST_TEST_MESSAGE("30 s outage: router peak RSS " << max_rss / 1024 << " MiB, 5,000 rows held and then delivered");
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's shadow memory and quarantine dwarf the router's own
     BOOST_TEST(max_rss < 128 * 1024);
+#endif
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
 

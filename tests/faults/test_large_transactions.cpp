@@ -27,7 +27,9 @@ BOOST_AUTO_TEST_CASE(one_transaction_of_a_million_rows_with_bounded_memory) {
     BOOST_TEST(topic_record_count(kafka_cluster().bootstrap_servers(), "huge.events") == 1'000'000);
     const long peak_kib = peak_rss_kib(router.pid());
     BOOST_TEST_MESSAGE("1,000,000-row transaction: router peak RSS " << peak_kib / 1024 << " MiB");
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's shadow memory and quarantine dwarf the router's own
     BOOST_TEST(peak_kib < 128 * 1024);
+#endif
     BOOST_TEST(router.output().find("reconnecting") == std::string::npos);  // no replication timeout
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
