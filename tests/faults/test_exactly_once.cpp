@@ -14,8 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
 std::string eos_config(const std::string& db, const std::string& topic, const std::string& extra = "") {
     return router_config(db, "  reconnect.backoff.max.ms: 1000\n",
                          "delivery.guarantee: exactly-once\noffsets.topic: " + topic + ".offsets\n" + extra,

@@ -12,8 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
 void all_brokers(bool up) {
     for (int broker = 1; broker <= 3; ++broker)
         up ? rd_kafka_mock_broker_set_up(kafka_cluster().mock(), broker)

@@ -11,13 +11,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
-std::string last_line(std::string text) {
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text.substr(text.rfind('\n') + 1);
-}
-
 // Routes aggregatetype X to topic "<prefix>.X" and lets aggregatetype be NULL.
 struct PoisonSetup {
     explicit PoisonSetup(const std::string& name, const std::string& top_extra) : db(create_outbox_database(name)) {

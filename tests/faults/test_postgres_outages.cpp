@@ -12,13 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
-std::string last_line(std::string text) {
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text.substr(text.rfind('\n') + 1);
-}
-
 std::size_t distinct_sequences(const std::string& topic, std::size_t expected) {
     std::set<int> seen;
     for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), topic, expected, 120s)) seen.insert(seq_of(r));

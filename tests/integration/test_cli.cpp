@@ -8,15 +8,6 @@
 using namespace outbox::test;
 using namespace std::chrono_literals;
 
-namespace {
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-std::string last_line(std::string text) {
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text.substr(text.rfind('\n') + 1);
-}
-}  // namespace
 
 BOOST_AUTO_TEST_CASE(help_version_and_usage_errors) {
     std::string output;

@@ -15,15 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-
-std::string last_line(std::string text) {
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text.substr(text.rfind('\n') + 1);
-}
-
 void wait_for_streaming(RouterProcess& router) {
     BOOST_REQUIRE_MESSAGE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s),
                           router.output());

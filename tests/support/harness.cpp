@@ -64,6 +64,13 @@ long peak_rss_kib(int pid) {
     return at == std::string::npos ? -1 : std::stol(status.substr(at + 6));
 }
 
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+std::string last_line(std::string text) {
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text.substr(text.rfind('\n') + 1);
+}
+
 std::uint64_t lsn_value(const std::string& text) { return parse_lsn(text).value_or(0); }
 
 std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot) {

@@ -31,6 +31,10 @@ int seq_of(const ConsumedRecord& record);  // the payload's "seq"
 // A router process's peak and current resident memory in KiB (VmHWM, VmRSS).
 long peak_rss_kib(int pid);
 
+bool contains(const std::string& text, const std::string& needle);
+// The last non-empty line of a process's output: where a definite error's cause stands.
+std::string last_line(std::string text);
+
 // The slot's confirmed_flush_lsn as a number (0 when the slot is missing).
 std::uint64_t confirmed_flush_lsn(const std::string& database, const std::string& slot);
 std::uint64_t lsn_value(const std::string& text);
