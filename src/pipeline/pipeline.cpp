@@ -49,6 +49,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A produce call can meet the producer's fatal state before the error callback reports it.
+void throw_if_producer_failed(rd_kafka_resp_err_t error) {
+    if (error == RD_KAFKA_RESP_ERR__FATAL) throw ProducerFailed("kafka: the producer is in a fatal state");
+}
+
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
     std::uniform_int_distribution<long> spread(base.count() / 2, base.count());
@@ -407,6 +412,7 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     const EventTag tag{*open_txn_, source, false};
     if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
+    throw_if_producer_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
@@ -441,6 +447,7 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
     const auto record = letter.record();
     if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
     const rd_kafka_resp_err_t refused = producer_->produce(record, tag.encode());
+    throw_if_producer_failed(refused);
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
     tracker_.event_sent(*open_txn_);
@@ -518,6 +525,7 @@ void Pipeline::send_dead_letters() {
     for (const auto& [tag, letter] : dead_letters_to_send_) {
         const auto record = letter.record();
         const rd_kafka_resp_err_t refused = producer_->produce(record, tag);
+        throw_if_producer_failed(refused);
         if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
         inflight_bytes_ += kafka::record_size(record);
@@ -672,7 +680,9 @@ void Pipeline::commit_kafka_transaction() {
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
     if (stream_) stream_->receive();
     const auto record = offsets_->record_for(kafka_txn_.last_end_lsn);
-    if (const auto refused = producer_->produce(record, kOffsetsRecordTag); refused != RD_KAFKA_RESP_ERR_NO_ERROR)
+    const auto refused = producer_->produce(record, kOffsetsRecordTag);
+    throw_if_producer_failed(refused);
+    if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
     for (;;) {
         try {

@@ -94,9 +94,10 @@ BOOST_AUTO_TEST_CASE(in_flight_limit_stops_reading_wal_but_keeps_the_connection)
     const std::string pid_before = walsender_pid(sql, db);
 
     all_brokers(false);
-    // ~20 MB of events: much more than socket buffers hold, so a router that stopped reading
-    // leaves the walsender unable to send it all.
-    const std::string padding(2000, 'x');
+    // ~10 MB of events: much more than socket buffers hold, so a router that stopped reading
+    // leaves the walsender unable to send it all (and within the mock broker's 5 MB retention
+    // per partition, so all of it can be read back).
+    const std::string padding(1000, 'x');
     for (int t = 0; t < 100; ++t)
         sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) SELECT md5(i::text)::uuid, 'Order', "
                  "'key-' || (i % 7), 'Created', jsonb_build_object('seq', i, 'pad', '" + padding +
