@@ -30,10 +30,10 @@ public:
     std::optional<std::span<const char>> next_frame();
 
     // Reads what the socket has into libpq's buffer (call when socket() is readable). Reads are
-    // paced: one comes at least kMinReadInterval after the previous one, sleeping for the rest
-    // if need be, so that a server streaming a backlog of small messages is read in batches
-    // rather than one wakeup and a few system calls per message. Adds at most that interval to
-    // the latency of data arriving right after a read; never slows a reader that is behind.
+    // paced: one starts at least 50 us after the previous one (sleeping for the rest if need be),
+    // so a server streaming a backlog of small messages is read in batches rather than with one
+    // wake-up and a few system calls per message. Adds at most 50 us to the latency of data that
+    // arrives right after a read.
     void receive();
     int socket() const { return PQsocket(connection_.raw()); }
 
