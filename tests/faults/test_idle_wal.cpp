@@ -54,3 +54,19 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
     BOOST_TEST(max_retained < written / 2);
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+// Debezium's heartbeat: the action query runs at the interval on a connection of its own, and the
+// transactional logical message it writes is decoded and confirmed like any transaction.
+BOOST_AUTO_TEST_CASE(heartbeat_action_query_runs_and_its_transactions_are_confirmed) {
+    const auto db = create_outbox_database("heartbeat");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("CREATE TABLE heartbeat (beat timestamptz NOT NULL DEFAULT now())");
+    RouterProcess router(work_dir(), router_config(db, "  heartbeat.interval.ms: 200\n"
+                                                       "  heartbeat.action.query: \"INSERT INTO heartbeat DEFAULT VALUES; "
+                                                       "SELECT pg_logical_emit_message(true, 'outbox-router-heartbeat', '')\"\n"));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_TEST(wait_until([&] { return std::stoi(sql.scalar("SELECT count(*) FROM heartbeat")) >= 5; }, 30s));
+    const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+    BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= written; }, 30s));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
