@@ -4,17 +4,19 @@
 #
 # Environment:
 #   BUILD_DIR    build tree with outbox-router and the bench tools (default: build/)
+#   ROUTER_BIN   the outbox-router to measure (default: $BUILD_DIR/outbox-router), e.g. to compare two builds
 #   BENCH_OUT    scratch directory (default: bench/out/<script name>); wiped at start
 #   REPEATS      runs per measurement; the median is reported (default 3)
 #   KAFKA_PROPS  extra librdkafka properties for the router, "name=value name=value"
 #                (any kafka.* key passes through to librdkafka), e.g. KAFKA_PROPS="linger.ms=1"
+#   QUIET_CORES, QUIET_WAIT  see wait_quiet below (0.25 cores, 120 s)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 scripts=$root/tests/scripts
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 repeats=${REPEATS:-3}
-router_bin=$build/outbox-router
+router_bin=${ROUTER_BIN:-$build/outbox-router}
 
 bench_init() {  # NAME
   out=${BENCH_OUT:-$root/bench/out/$1}
@@ -137,6 +139,8 @@ router_config() {
     echo "  bootstrap.servers: \"$kafka_addr\""
     for prop in ${KAFKA_PROPS:-}; do echo "  ${prop%%=*}: \"${prop#*=}\""; done
     for line in "$@"; do echo "$line"; done
+    # ROUTER_YAML: extra top-level lines, e.g. ROUTER_YAML="delivery.guarantee: exactly-once"
+    [ -z "${ROUTER_YAML:-}" ] || printf '%s\n' "$ROUTER_YAML"
   } >"$file"
 }
 

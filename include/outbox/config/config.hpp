@@ -140,9 +140,9 @@ struct Config {
     // exactly-once: where positions are stored, and when a Kafka transaction is committed (at
     // the first PostgreSQL commit after any limit is reached).
     std::string offsets_topic = "outbox-router-offsets";
-    long transaction_max_events = 10000;
+    long transaction_max_events = 50000;
     long transaction_max_bytes = 16L * 1024 * 1024;
-    int transaction_max_ms = 100;
+    int transaction_max_ms = 500;
     MetricsSettings metrics;
     LogSettings log;
 };
