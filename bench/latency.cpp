@@ -269,6 +269,7 @@ int main(int argc, char** argv) try {
     }
 
     double cpu_at_window = -1;
+    double busy_at_window = 0;
     std::int64_t window_start_mono = 0;
     const std::int64_t start = mono_us() + 200'000;  // let the consumer's first fetches go out
     for (std::size_t i = 0; i < txn_count; ++i)
@@ -282,7 +283,8 @@ int main(int argc, char** argv) try {
             if (c.txn >= 0 || next >= txn_count || now < txns[next].scheduled_us) continue;
             if (next == warmup_txns && cpu_at_window < 0) {
                 window_start_mono = now;
-                if (router_pid > 0) cpu_at_window = proc_cpu_seconds(router_pid);
+                busy_at_window = machine_busy_seconds();
+                cpu_at_window = router_pid > 0 ? proc_cpu_seconds(router_pid) : 0;
             }
             Txn& t = txns[next];
             const std::string first = std::to_string(base + static_cast<std::int64_t>(next) * per_txn);
@@ -326,6 +328,7 @@ int main(int argc, char** argv) try {
         }
     }
     const std::int64_t writer_end_mono = mono_us();
+    const double machine_busy = machine_busy_seconds() - busy_at_window;
 
     // Everything consumed (or 30 s without progress).
     std::size_t last = 0;
@@ -421,6 +424,9 @@ int main(int argc, char** argv) try {
     std::printf("target %.0f events/s in transactions of %d row(s), %d writer connection(s); measured %zu events "
                 "(after %.0f s warm-up) in %.2f s = %.0f events/s; writer at most %.2f ms behind schedule\n",
                 rate, per_txn, connection_count, measured, warmup, window_s, achieved, max_behind_us / 1e3);
+    std::printf("machine: %.2f of %ld cores busy during the measured window (everything: PostgreSQL, router, "
+                "mock cluster, this tool, other users)\n",
+                machine_busy / window_s, sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("commit time: %s\n", exact_commit ? "pg_xact_commit_timestamp() (exact, microseconds)"
                                                   : "client send time (track_commit_timestamp is off)");
     std::printf("INSERT+COMMIT round trip (writer): %s\n", round_trip.describe().c_str());
@@ -442,10 +448,11 @@ int main(int argc, char** argv) try {
                     router_hwm / 1024.0);
     std::printf("summary: achieved=%.0f ack_p50_ms=%.3f ack_p99_ms=%.3f ack_p999_ms=%.3f ack_max_ms=%.3f "
                 "consume_p50_ms=%.3f consume_p99_ms=%.3f produce_p50_ms=%.3f produce_p99_ms=%.3f rtt_p50_ms=%.3f "
-                "cpu_us_per_event=%.3f rss_kib=%ld missing=%zu\n",
+                "cpu_us_per_event=%.3f rss_kib=%ld missing=%zu busy_cores=%.2f\n",
                 achieved, to_ack.p(0.5), to_ack.p(0.99), to_ack.p(0.999), to_ack.us.empty() ? NAN : to_ack.us.back() / 1e3,
                 to_consume.p(0.5), to_consume.p(0.99), to_produce.p(0.5), to_produce.p(0.99), round_trip.p(0.5),
-                router_pid > 0 ? 1e6 * router_cpu / static_cast<double>(measured) : NAN, router_hwm, missing);
+                router_pid > 0 ? 1e6 * router_cpu / static_cast<double>(measured) : NAN, router_hwm, missing,
+                machine_busy / window_s);
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "outbox-bench-latency: " << e.what() << "\n";

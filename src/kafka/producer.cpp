@@ -49,6 +49,10 @@ Producer::Producer(const config::KafkaSettings& settings, const std::string& boo
     std::vector<std::pair<std::string, std::string>> defaults;
     if (!user_sets(settings, "enable.idempotence")) defaults.emplace_back("enable.idempotence", "true");
     if (!user_sets(settings, "client.id")) defaults.emplace_back("client.id", "outbox-router");
+    // Measured (docs/benchmarks.md): 2 ms cuts median commit-to-ack latency by 40-45 % against
+    // librdkafka's 5 ms, for about 15 % more CPU while draining a backlog.
+    if (!user_sets(settings, "linger.ms") && !user_sets(settings, "queue.buffering.max.ms"))
+        defaults.emplace_back("linger.ms", "2");
     defaults.insert(defaults.end(), overrides.begin(), overrides.end());
     ConfPtr conf = client_conf(settings, bootstrap_servers, defaults);
     if (!user_sets(settings, "bootstrap.servers") && bootstrap_servers.empty())

@@ -1,5 +1,6 @@
 #include "outbox/pgoutput/decoder.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -132,16 +133,21 @@ private:
         offset_ += width;
         switch (width) {
             case 1: return static_cast<unsigned char>(*at);
-            case 2: return __builtin_bswap16(load<std::uint16_t>(at));
-            case 4: return __builtin_bswap32(load<std::uint32_t>(at));
-            default: return __builtin_bswap64(load<std::uint64_t>(at));
+            case 2: return load_be<std::uint16_t>(at);
+            case 4: return load_be<std::uint32_t>(at);
+            default: return load_be<std::uint64_t>(at);
         }
     }
 
     template <typename T>
-    static T load(const char* at) {
+    static T load_be(const char* at) {
         T value;
         std::memcpy(&value, at, sizeof value);
+        if constexpr (std::endian::native == std::endian::little) {
+            if constexpr (sizeof value == 2) value = __builtin_bswap16(value);
+            if constexpr (sizeof value == 4) value = __builtin_bswap32(value);
+            if constexpr (sizeof value == 8) value = __builtin_bswap64(value);
+        }
         return value;
     }
 

@@ -56,7 +56,7 @@ void ReplicationStream::receive() {
     // first lets a batch accumulate instead, and the walsender then writes bigger segments too.
     // Measured on 2 cores while draining a backlog (docs/benchmarks.md, "Profile"): the router's
     // CPU per event -30 % (1,000-row transactions) to -45 % (1-row), the walsender's CPU up to
-    // -30 %, backlog delivery 15-25 % faster. No effect once the reader is the slower side (the
+    // -30 %, backlog delivery 15-20 % faster. No effect once the reader is the slower side (the
     // interval has passed by then); at most 50 us more latency for data arriving just after a read.
     const auto now = std::chrono::steady_clock::now();
     if (now - last_read_ < kMinReadInterval) {

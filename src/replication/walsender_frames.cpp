@@ -1,5 +1,6 @@
 #include "outbox/replication/walsender_frames.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,7 +21,8 @@ constexpr std::size_t kKeepaliveSize = 1 + 8 + 8 + 1;
 std::uint64_t read_be64(std::span<const char> bytes, std::size_t offset) {
     std::uint64_t value;
     std::memcpy(&value, bytes.data() + offset, sizeof value);
-    return __builtin_bswap64(value);
+    if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);
+    return value;
 }
 
 void write_be64(std::span<char> out, std::size_t offset, std::uint64_t value) {
