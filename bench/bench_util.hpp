@@ -75,6 +75,20 @@ inline long proc_status_kib(pid_t pid, const std::string& name) {
 
 // Busy CPU time of the whole machine in seconds (all cores; /proc/stat's first line minus idle
 // and iowait): with the run's own processes subtracted, what the neighbours used.
+// Starts `command` with its stdout and stderr on `output_fd`; returns the child's pid.
+inline pid_t spawn_with_output(const std::vector<std::string>& command, int output_fd) {
+    const pid_t child = fork();
+    if (child != 0) return child;
+    dup2(output_fd, STDOUT_FILENO);
+    dup2(output_fd, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::perror("exec");
+    _exit(127);
+}
+
 inline double machine_busy_seconds() {
     std::ifstream in("/proc/stat");
     std::string cpu;

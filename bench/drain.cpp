@@ -72,17 +72,7 @@ int main(int argc, char** argv) try {
     const double kafka_cpu_before = kafka_pid > 0 ? proc_cpu_seconds(kafka_pid) : 0;
     const double busy_before = machine_busy_seconds();
     const std::int64_t start = mono_us();
-    const pid_t child = fork();
-    if (child == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        dup2(out[1], STDERR_FILENO);
-        std::vector<char*> argv_child;
-        for (const auto& a : args.rest()) argv_child.push_back(const_cast<char*>(a.c_str()));
-        argv_child.push_back(nullptr);
-        execvp(argv_child[0], argv_child.data());
-        std::perror("exec");
-        _exit(127);
-    }
+    const pid_t child = spawn_with_output(args.rest(), out[1]);
     close(out[1]);
     fcntl(out[0], F_SETFL, O_NONBLOCK);
 

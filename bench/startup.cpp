@@ -31,16 +31,7 @@ int main(int argc, char** argv) try {
         int out[2];
         if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
         const std::int64_t start = mono_us();
-        const pid_t child = fork();
-        if (child == 0) {
-            dup2(out[1], STDOUT_FILENO);
-            dup2(out[1], STDERR_FILENO);
-            std::vector<char*> argv_child;
-            for (const auto& a : args.rest()) argv_child.push_back(const_cast<char*>(a.c_str()));
-            argv_child.push_back(nullptr);
-            execvp(argv_child[0], argv_child.data());
-            _exit(127);
-        }
+        const pid_t child = spawn_with_output(args.rest(), out[1]);
         close(out[1]);
         std::string seen;
         std::int64_t found = 0;
