@@ -37,19 +37,6 @@ struct Ack {
 DeliveryCallback g_router_callback = nullptr;
 FILE* g_log = nullptr;  // written through a 64 KiB stdio buffer: the router's RSS stays as it is
 
-std::int64_t seq_of(const void* value, std::size_t size) {
-    if (size < 12) return -1;
-    const char* text = static_cast<const char*>(value) + size - 12;
-    std::int64_t seq = 0;
-    for (int i = 0; i < 12; ++i) {
-        const char c = text[i];
-        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (digit < 0) return -1;
-        seq = seq * 16 + digit;
-    }
-    return seq;
-}
-
 void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque) {
     const std::int64_t now = outbox::bench::unix_us();
     rd_kafka_headers_t* headers = nullptr;
@@ -61,7 +48,7 @@ void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque
         rd_kafka_timestamp_type_t type;
         // librdkafka's own measure: microseconds since the produce call.
         const std::int64_t in_librdkafka = rd_kafka_message_latency(message);
-        const Ack ack{seq_of(value, size), now, rd_kafka_message_timestamp(message, &type),
+        const Ack ack{outbox::bench::seq_of(value, size), now, rd_kafka_message_timestamp(message, &type),
                       in_librdkafka >= 0 ? now - in_librdkafka : 0};
         std::fwrite(&ack, sizeof ack, 1, g_log);
     }

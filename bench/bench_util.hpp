@@ -75,6 +75,21 @@ inline long proc_status_kib(pid_t pid, const std::string& name) {
 
 // Busy CPU time of the whole machine in seconds (all cores; /proc/stat's first line minus idle
 // and iowait): with the run's own processes subtracted, what the neighbours used.
+// The event sequence number the latency benchmark writes as the payload's last 12 hex digits;
+// -1 for any other payload.
+inline std::int64_t seq_of(const void* value, std::size_t size) {
+    if (size < 12) return -1;
+    const char* text = static_cast<const char*>(value) + size - 12;
+    std::int64_t seq = 0;
+    for (int i = 0; i < 12; ++i) {
+        const char c = text[i];
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return -1;
+        seq = seq * 16 + digit;
+    }
+    return seq;
+}
+
 // Starts `command` with its stdout and stderr on `output_fd`; returns the child's pid.
 inline pid_t spawn_with_output(const std::vector<std::string>& command, int output_fd) {
     const pid_t child = fork();

@@ -70,19 +70,6 @@ struct Ack {
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
-std::int64_t seq_of(const void* value, std::size_t size) {
-    if (size < 12) return -1;
-    const char* text = static_cast<const char*>(value) + size - 12;
-    std::int64_t seq = 0;
-    for (int i = 0; i < 12; ++i) {
-        const char c = text[i];
-        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (digit < 0) return -1;
-        seq = seq * 16 + digit;
-    }
-    return seq;
-}
-
 void set(rd_kafka_conf_t* conf, const char* name, const std::string& value) {
     char error[512];
     if (rd_kafka_conf_set(conf, name, value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)

@@ -14,8 +14,24 @@
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/event_router.hpp"
 #include "outbox/router/outbox_table.hpp"
+#include "outbox/router/outbox_router.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <stdexcept>
 
 namespace outbox::router::test {
+
+// Runs `f`, which must throw InvalidRowError, and returns the error for its message to be checked.
+template <typename F>
+InvalidRowError invalid_row(F&& f) {
+    try {
+        f();
+    } catch (const InvalidRowError& e) {
+        return e;
+    }
+    BOOST_FAIL("expected InvalidRowError");
+    throw std::logic_error("unreachable");
+}
 
 inline pgoutput::ColumnValue text(std::string_view v) { return {pgoutput::ValueKind::text, v}; }
 inline pgoutput::ColumnValue null() { return {pgoutput::ValueKind::null, {}}; }

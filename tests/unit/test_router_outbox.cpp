@@ -27,17 +27,6 @@ pgoutput::LogicalMessage message(std::string_view content, bool transactional = 
     return {transactional, 0x16B3700, prefix, content};
 }
 
-template <typename F>
-InvalidRowError invalid_row(F&& f) {
-    try {
-        f();
-    } catch (const InvalidRowError& e) {
-        return e;
-    }
-    BOOST_FAIL("expected InvalidRowError");
-    throw std::logic_error("unreachable");
-}
-
 std::optional<std::string> header(const OutboxRecord& record, std::string_view name) {
     for (const auto& h : record.headers)
         if (h.name == name) return h.value ? std::optional<std::string>(*h.value) : std::nullopt;

@@ -33,16 +33,6 @@ std::string header_value(const OutboxRecord& record, std::size_t i) {
     return std::string(*record.headers[i].value);
 }
 
-template <typename F>
-InvalidRowError invalid_row(F&& f) {
-    try {
-        f();
-    } catch (const InvalidRowError& e) {
-        return e;
-    }
-    BOOST_FAIL("expected InvalidRowError");
-    throw std::logic_error("unreachable");
-}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(default_route_prefixes_the_aggregate_type) {
