@@ -1,11 +1,14 @@
 #define BOOST_TEST_MODULE exactly_once
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <random>
 #include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "harness.hpp"
 
@@ -52,16 +55,71 @@ Seen read_committed(const std::string& topic, std::size_t expected) {
     return seen;
 }
 
+// librdkafka's mock cluster keeps every record a transactional producer sends, committed or not:
+// its Fetch reports no aborted transactions and puts the last stable offset at the log end. So
+// a read_committed consumer of the mock also sees the open transaction a killed router leaves
+// behind, which a real broker aborts when the next instance initialises the same
+// transactional.id. The crash test applies that rule itself: it notes which offsets each router
+// instance appended (the partitions' end offsets between instances), and keeps an instance's
+// records only up to the last commit end_lsn it wrote to the offsets topic, the record its last
+// Kafka transaction committed. (If an instance died after sending that record but before
+// committing, the mock shows it, so its successor also resumes after it: the rule still holds.)
+struct InstanceEnds {
+    std::vector<std::int64_t> events, offsets;  // per partition, the end offset when the instance was gone
+};
+
+std::size_t instance_of(const std::vector<InstanceEnds>& instances, bool offsets_topic, const ConsumedRecord& r) {
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        const auto& ends = offsets_topic ? instances[i].offsets : instances[i].events;
+        if (static_cast<std::size_t>(r.partition) < ends.size() && r.offset < ends[r.partition]) return i;
+    }
+    return instances.size();  // the survivor
+}
+
+InstanceEnds current_ends(const std::string& topic) {
+    const auto& servers = kafka_cluster().bootstrap_servers();
+    return {partition_end_offsets(servers, topic, 3s), partition_end_offsets(servers, topic + ".offsets", 3s)};
+}
+
+// The commit end_lsn of every writer transaction, by its first seq / rows per transaction, read
+// from a test_decoding slot: the source of truth the router's offsets records are compared with.
+std::map<int, std::uint64_t> commit_end_lsns(Sql& sql, const std::string& slot, int rows_per_transaction) {
+    std::map<int, std::uint64_t> ends;
+    int first_seq = -1;
+    for (const auto& row : sql.rows("SELECT lsn, data FROM pg_logical_slot_get_changes('" + slot +
+                                    "', NULL, NULL, 'skip-empty-xacts', '1')")) {
+        const auto& data = row[1];
+        if (data.starts_with("BEGIN")) {
+            first_seq = -1;
+        } else if (data.starts_with("table public.outbox: INSERT") && first_seq < 0) {
+            first_seq = std::stoi(data.substr(data.find("\"seq\": ") + 7));
+        } else if (data.starts_with("COMMIT") && first_seq >= 0) {
+            ends[first_seq / rows_per_transaction] = lsn_value(row[0]);
+        }
+    }
+    return ends;
+}
+
+std::uint64_t end_lsn_of(const ConsumedRecord& offsets_record) {
+    return lsn_value(nlohmann::json::parse(offsets_record.value.value()).at("end_lsn").get<std::string>());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_gives_each_event_exactly_once) {
     const auto db = create_outbox_database("eoscrash");
-    const auto config = eos_config(db, "eoscrash.events");
+    const std::string topic = "eoscrash.events";
+    const auto config = eos_config(db, topic);
+    std::vector<InstanceEnds> instances;
     create_slot_first(config);
+    instances.push_back(current_ends(topic));
+    Sql sql(postgres().conninfo(db));
+    sql.exec("SELECT pg_create_logical_replication_slot('eoscrash_oracle', 'test_decoding')");
     constexpr int kTransactions = 1000, kRows = 100, kKills = 10;
     std::thread writer([&] {
-        Sql sql(postgres().conninfo(db));
-        for (int t = 0; t < kTransactions; ++t) sql.exec("BEGIN; " + outbox_rows_sql(t * kRows, kRows, 37) + "; COMMIT;");
+        Sql writer_sql(postgres().conninfo(db));
+        for (int t = 0; t < kTransactions; ++t)
+            writer_sql.exec("BEGIN; " + outbox_rows_sql(t * kRows, kRows, 37) + "; COMMIT;");
     });
     std::mt19937 random(61122);
     std::uniform_int_distribution<int> pause_ms(300, 1200);
@@ -69,21 +127,60 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_gives_each_event_exactly_once) {
         RouterProcess router(work_dir(), config);
         std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));
         router.kill_hard();
-        // A real broker rejects the dead producer's requests still in flight once its successor
-        // has bumped the epoch; librdkafka's mock cluster does not fence epochs, so let them land
-        // before the successor aborts the dead one's transaction.
+        // A real broker rejects a dead producer's requests still in transit once its successor has
+        // bumped the epoch; the mock does not, so let them land before the next instance starts.
         std::this_thread::sleep_for(500ms);
+        instances.push_back(current_ends(topic));
     }
     writer.join();
+    const auto commit_ends = commit_end_lsns(sql, "eoscrash_oracle", kRows);
+    sql.exec("SELECT pg_drop_replication_slot('eoscrash_oracle')");
+    BOOST_REQUIRE_EQUAL(commit_ends.size(), std::size_t{kTransactions});
+
     RouterProcess survivor(work_dir(), config);
-    const std::size_t total = kTransactions * kRows;
-    const auto seen = read_committed("eoscrash.events", total);
-    BOOST_TEST_MESSAGE("exactly-once, kill -9 x" << kKills << ": " << seen.records << " committed records for " << total
-                                                 << " rows: " << seen.records - seen.distinct << " duplicates, "
-                                                 << total - seen.distinct << " missing");
-    BOOST_TEST(seen.distinct == total);
-    BOOST_TEST(seen.records == total);
-    BOOST_TEST(seen.order_kept);
+    const auto& servers = kafka_cluster().bootstrap_servers();
+    std::vector<std::uint64_t> committed_through(instances.size() + 1, 0);  // per instance
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            std::fill(committed_through.begin(), committed_through.end(), 0);
+            for (const auto& r : read_topic(servers, topic + ".offsets", 0, 30s)) {
+                auto& through = committed_through[instance_of(instances, true, r)];
+                through = std::max(through, end_lsn_of(r));
+            }
+            // Each instance resumes after the highest committed end_lsn, so once the last writer
+            // transaction is committed by any of them, every earlier one is too.
+            return *std::max_element(committed_through.begin(), committed_through.end()) >=
+                   commit_ends.rbegin()->second;
+        },
+        180s));
+
+    const auto records = read_topic(servers, topic, kTransactions * kRows, 60s);
+    std::map<int, int> deliveries;  // seq -> times a read_committed consumer sees it
+    std::map<std::string, int> last_seq_of_key;
+    bool order_kept = true;
+    std::size_t aborted = 0;
+    for (const auto& r : records) {
+        const int seq = seq_of(r);
+        if (commit_ends.at(seq / kRows) > committed_through[instance_of(instances, false, r)]) {
+            ++aborted;
+            continue;
+        }
+        ++deliveries[seq];
+        auto [it, fresh] = last_seq_of_key.emplace(r.key.value(), seq);
+        if (!fresh) {
+            if (seq <= it->second) order_kept = false;
+            it->second = seq;
+        }
+    }
+    std::size_t duplicates = 0;
+    for (const auto& [seq, times] : deliveries) duplicates += times - 1;
+    const std::size_t missing = kTransactions * kRows - deliveries.size();
+    BOOST_TEST_MESSAGE("exactly-once, kill -9 x" << kKills << ": " << records.size() << " records appended, "
+                                                 << aborted << " in transactions left open by a killed instance, "
+                                                 << duplicates << " duplicates, " << missing << " missing");
+    BOOST_TEST(duplicates == 0u);
+    BOOST_TEST(missing == 0u);
+    BOOST_TEST(order_kept);
     BOOST_TEST(survivor.stop(SIGTERM) == 0);
 }
 

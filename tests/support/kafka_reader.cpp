@@ -69,19 +69,31 @@ std::vector<std::string> list_topics(const std::string& bootstrap_servers) {
     return topics;
 }
 
-long topic_record_count(const std::string& bootstrap_servers, const std::string& topic) {
+std::vector<std::int64_t> partition_end_offsets(const std::string& bootstrap_servers, const std::string& topic,
+                                                std::chrono::milliseconds timeout) {
     auto consumer = make_consumer(bootstrap_servers);
-    const int partitions = partition_count(consumer.get(), topic, Clock::now() + std::chrono::seconds(30));
-    if (partitions == 0) return -1;
-    long total = 0;
+    const int partitions = partition_count(consumer.get(), topic, Clock::now() + timeout);
+    std::vector<std::int64_t> ends;
     for (int p = 0; p < partitions; ++p) {
         int64_t low = 0, high = 0;
         if (rd_kafka_query_watermark_offsets(consumer.get(), topic.c_str(), p, &low, &high, 10000) !=
             RD_KAFKA_RESP_ERR_NO_ERROR)
-            return -1;
-        total += high;
+            throw std::runtime_error("no watermarks for " + topic + " [" + std::to_string(p) + "]");
+        ends.push_back(high);
     }
-    return total;
+    return ends;
+}
+
+long topic_record_count(const std::string& bootstrap_servers, const std::string& topic) {
+    try {
+        const auto ends = partition_end_offsets(bootstrap_servers, topic);
+        if (ends.empty()) return -1;
+        long total = 0;
+        for (const auto end : ends) total += end;
+        return total;
+    } catch (const std::runtime_error&) {
+        return -1;
+    }
 }
 
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,

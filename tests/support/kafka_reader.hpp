@@ -31,6 +31,11 @@ std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, con
                                        std::chrono::milliseconds timeout = std::chrono::seconds(60),
                                        Isolation isolation = Isolation::read_uncommitted);
 
+// Each partition's end offset (high watermark), by partition number; empty when the topic does
+// not exist within `timeout`.
+std::vector<std::int64_t> partition_end_offsets(const std::string& bootstrap_servers, const std::string& topic,
+                                                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 // Records ever appended to `topic`: the sum of its partitions' high watermarks (the mock
 // cluster keeps only the newest few MB per partition, so low watermarks move); -1 if unreadable.
 long topic_record_count(const std::string& bootstrap_servers, const std::string& topic);
