@@ -57,10 +57,10 @@ Seen read_committed(const std::string& topic, std::size_t expected) {
 
 // librdkafka's mock cluster keeps every record a transactional producer sends, committed or not:
 // its Fetch reports no aborted transactions and puts the last stable offset at the log end. So
-// a read_committed consumer of the mock also sees the open transaction a killed router leaves
-// behind, which a real broker aborts when the next instance initialises the same
-// transactional.id. The crash test applies that rule itself: it notes which offsets each router
-// instance appended (the partitions' end offsets between instances), and keeps an instance's
+// a read_committed consumer of the mock also sees the open transaction a killed or fenced router
+// leaves behind, which a real broker aborts when the next instance initialises the same
+// transactional.id. These tests apply that rule themselves: they note which offsets each router
+// instance appended (the partitions' end offsets between instances), and keep an instance's
 // records only up to the last commit end_lsn it wrote to the offsets topic, the record its last
 // Kafka transaction committed. (If an instance died after sending that record but before
 // committing, the mock shows it, so its successor also resumes after it: the rule still holds.)
@@ -73,7 +73,7 @@ std::size_t instance_of(const std::vector<InstanceEnds>& instances, bool offsets
         const auto& ends = offsets_topic ? instances[i].offsets : instances[i].events;
         if (static_cast<std::size_t>(r.partition) < ends.size() && r.offset < ends[r.partition]) return i;
     }
-    return instances.size();  // the survivor
+    return instances.size();  // the instance still running
 }
 
 InstanceEnds current_ends(const std::string& topic) {
@@ -81,27 +81,111 @@ InstanceEnds current_ends(const std::string& topic) {
     return {partition_end_offsets(servers, topic, 3s), partition_end_offsets(servers, topic + ".offsets", 3s)};
 }
 
-// The commit end_lsn of every writer transaction, by its first seq / rows per transaction, read
-// from a test_decoding slot: the source of truth the router's offsets records are compared with.
-std::map<int, std::uint64_t> commit_end_lsns(Sql& sql, const std::string& slot, int rows_per_transaction) {
-    std::map<int, std::uint64_t> ends;
-    int first_seq = -1;
-    for (const auto& row : sql.rows("SELECT lsn, data FROM pg_logical_slot_get_changes('" + slot +
-                                    "', NULL, NULL, 'skip-empty-xacts', '1')")) {
-        const auto& data = row[1];
-        if (data.starts_with("BEGIN")) {
-            first_seq = -1;
-        } else if (data.starts_with("table public.outbox: INSERT") && first_seq < 0) {
-            first_seq = std::stoi(data.substr(data.find("\"seq\": ") + 7));
-        } else if (data.starts_with("COMMIT") && first_seq >= 0) {
-            ends[first_seq / rows_per_transaction] = lsn_value(row[0]);
-        }
+// The commit end_lsn of every writer transaction, by first seq / rows per transaction, from a
+// test_decoding slot of its own: the truth the router's offsets records are compared with.
+class CommitOracle {
+public:
+    CommitOracle(const std::string& database, int rows_per_transaction)
+        : sql_(postgres().conninfo(database)), slot_(database + "_oracle"), rows_per_transaction_(rows_per_transaction) {
+        sql_.exec("SELECT pg_create_logical_replication_slot('" + slot_ + "', 'test_decoding')");
     }
-    return ends;
-}
+    CommitOracle(const CommitOracle&) = delete;
+    CommitOracle& operator=(const CommitOracle&) = delete;
+    ~CommitOracle() { sql_.exec("SELECT pg_drop_replication_slot('" + slot_ + "')"); }
+
+    const std::map<int, std::uint64_t>& end_lsns() {
+        // The server runs with synchronous_commit off, and decoding stops at the flushed WAL,
+        // which the WAL writer brings up to what was inserted within wal_writer_delay.
+        const auto inserted = sql_.scalar("SELECT pg_current_wal_insert_lsn()");
+        BOOST_REQUIRE(wait_until(
+            [&] { return sql_.scalar("SELECT pg_current_wal_flush_lsn() >= '" + inserted + "'::pg_lsn") == "t"; }, 30s));
+        int first_seq = -1;
+        for (const auto& row : sql_.rows("SELECT lsn, data FROM pg_logical_slot_get_changes('" + slot_ +
+                                         "', NULL, NULL, 'skip-empty-xacts', '1')")) {
+            const auto& data = row[1];
+            if (data.starts_with("BEGIN"))
+                first_seq = -1;
+            else if (data.starts_with("table public.outbox: INSERT") && first_seq < 0)
+                first_seq = std::stoi(data.substr(data.find("\"seq\": ") + 7));
+            else if (data.starts_with("COMMIT") && first_seq >= 0)
+                end_lsns_[first_seq / rows_per_transaction_] = lsn_value(row[0]);
+        }
+        return end_lsns_;
+    }
+
+private:
+    Sql sql_;
+    std::string slot_;
+    int rows_per_transaction_;
+    std::map<int, std::uint64_t> end_lsns_;
+};
 
 std::uint64_t end_lsn_of(const ConsumedRecord& offsets_record) {
     return lsn_value(nlohmann::json::parse(offsets_record.value.value()).at("end_lsn").get<std::string>());
+}
+
+// What a read_committed consumer of a real broker sees of `topic`.
+struct CommittedView {
+    std::size_t appended = 0;  // records in the mock's log
+    std::size_t aborted = 0;   // of them, in a transaction an instance left open
+    std::size_t duplicates = 0;
+    std::size_t missing = 0;
+    bool order_kept = true;  // per key, seqs strictly increase
+};
+
+std::ostream& operator<<(std::ostream& out, const CommittedView& view) {
+    return out << view.appended << " records appended, " << view.aborted
+               << " in transactions left open by an instance that died or was fenced, " << view.duplicates
+               << " duplicates, " << view.missing << " missing";
+}
+
+// Waits (up to 3 minutes) until the last writer transaction is committed by some instance
+// (each resumes after the highest committed end_lsn, so every earlier one is then too).
+CommittedView read_committed_view(const std::string& topic, const std::vector<InstanceEnds>& instances,
+                                  const std::map<int, std::uint64_t>& commit_ends, int rows_per_transaction) {
+    const auto& servers = kafka_cluster().bootstrap_servers();
+    std::vector<std::uint64_t> committed_through(instances.size() + 1, 0);
+    const bool all_committed = wait_until(
+        [&] {
+            std::fill(committed_through.begin(), committed_through.end(), 0);
+            for (const auto& r : read_topic(servers, topic + ".offsets", 0, 30s)) {
+                auto& through = committed_through[instance_of(instances, true, r)];
+                through = std::max(through, end_lsn_of(r));
+            }
+            return *std::max_element(committed_through.begin(), committed_through.end()) >=
+                   commit_ends.rbegin()->second;
+        },
+        180s);
+    BOOST_TEST(all_committed);
+
+    const std::size_t total = commit_ends.size() * static_cast<std::size_t>(rows_per_transaction);
+    const auto records = read_topic(servers, topic, total, 60s);
+    CommittedView view;
+    view.appended = records.size();
+    std::map<int, int> deliveries;
+    std::map<std::string, int> last_seq_of_key;
+    for (const auto& r : records) {
+        const int seq = seq_of(r);
+        if (commit_ends.at(seq / rows_per_transaction) > committed_through[instance_of(instances, false, r)]) {
+            ++view.aborted;
+            continue;
+        }
+        ++deliveries[seq];
+        auto [it, fresh] = last_seq_of_key.emplace(r.key.value(), seq);
+        if (!fresh) {
+            if (seq <= it->second) view.order_kept = false;
+            it->second = seq;
+        }
+    }
+    for (const auto& [seq, times] : deliveries) view.duplicates += static_cast<std::size_t>(times - 1);
+    view.missing = total - deliveries.size();
+    return view;
+}
+
+void write_transactions(const std::string& database, int first, int count, int rows_per_transaction) {
+    Sql sql(postgres().conninfo(database));
+    for (int t = first; t < first + count; ++t)
+        sql.exec("BEGIN; " + outbox_rows_sql(t * rows_per_transaction, rows_per_transaction, 37) + "; COMMIT;");
 }
 
 }  // namespace
@@ -113,14 +197,9 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_gives_each_event_exactly_once) {
     std::vector<InstanceEnds> instances;
     create_slot_first(config);
     instances.push_back(current_ends(topic));
-    Sql sql(postgres().conninfo(db));
-    sql.exec("SELECT pg_create_logical_replication_slot('eoscrash_oracle', 'test_decoding')");
     constexpr int kTransactions = 1000, kRows = 100, kKills = 10;
-    std::thread writer([&] {
-        Sql writer_sql(postgres().conninfo(db));
-        for (int t = 0; t < kTransactions; ++t)
-            writer_sql.exec("BEGIN; " + outbox_rows_sql(t * kRows, kRows, 37) + "; COMMIT;");
-    });
+    CommitOracle oracle(db, kRows);
+    std::thread writer([&] { write_transactions(db, 0, kTransactions, kRows); });
     std::mt19937 random(61122);
     std::uniform_int_distribution<int> pause_ms(300, 1200);
     for (int kill = 0; kill < kKills; ++kill) {
@@ -133,55 +212,61 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_gives_each_event_exactly_once) {
         instances.push_back(current_ends(topic));
     }
     writer.join();
-    const auto commit_ends = commit_end_lsns(sql, "eoscrash_oracle", kRows);
-    sql.exec("SELECT pg_drop_replication_slot('eoscrash_oracle')");
+    const auto& commit_ends = oracle.end_lsns();
     BOOST_REQUIRE_EQUAL(commit_ends.size(), std::size_t{kTransactions});
 
     RouterProcess survivor(work_dir(), config);
-    const auto& servers = kafka_cluster().bootstrap_servers();
-    std::vector<std::uint64_t> committed_through(instances.size() + 1, 0);  // per instance
-    BOOST_REQUIRE(wait_until(
-        [&] {
-            std::fill(committed_through.begin(), committed_through.end(), 0);
-            for (const auto& r : read_topic(servers, topic + ".offsets", 0, 30s)) {
-                auto& through = committed_through[instance_of(instances, true, r)];
-                through = std::max(through, end_lsn_of(r));
-            }
-            // Each instance resumes after the highest committed end_lsn, so once the last writer
-            // transaction is committed by any of them, every earlier one is too.
-            return *std::max_element(committed_through.begin(), committed_through.end()) >=
-                   commit_ends.rbegin()->second;
-        },
-        180s));
-
-    const auto records = read_topic(servers, topic, kTransactions * kRows, 60s);
-    std::map<int, int> deliveries;  // seq -> times a read_committed consumer sees it
-    std::map<std::string, int> last_seq_of_key;
-    bool order_kept = true;
-    std::size_t aborted = 0;
-    for (const auto& r : records) {
-        const int seq = seq_of(r);
-        if (commit_ends.at(seq / kRows) > committed_through[instance_of(instances, false, r)]) {
-            ++aborted;
-            continue;
-        }
-        ++deliveries[seq];
-        auto [it, fresh] = last_seq_of_key.emplace(r.key.value(), seq);
-        if (!fresh) {
-            if (seq <= it->second) order_kept = false;
-            it->second = seq;
-        }
-    }
-    std::size_t duplicates = 0;
-    for (const auto& [seq, times] : deliveries) duplicates += times - 1;
-    const std::size_t missing = kTransactions * kRows - deliveries.size();
-    BOOST_TEST_MESSAGE("exactly-once, kill -9 x" << kKills << ": " << records.size() << " records appended, "
-                                                 << aborted << " in transactions left open by a killed instance, "
-                                                 << duplicates << " duplicates, " << missing << " missing");
-    BOOST_TEST(duplicates == 0u);
-    BOOST_TEST(missing == 0u);
-    BOOST_TEST(order_kept);
+    const auto view = read_committed_view(topic, instances, commit_ends, kRows);
+    BOOST_TEST_MESSAGE("exactly-once, kill -9 x" << kKills << ": " << view);
+    BOOST_TEST(view.duplicates == 0u);
+    BOOST_TEST(view.missing == 0u);
+    BOOST_TEST(view.order_kept);
     BOOST_TEST(survivor.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_paused_instance_is_fenced_by_its_successor) {
+    const auto db = create_outbox_database("eoszombie");
+    const std::string topic = "eoszombie.events";
+    // A short wal_sender_timeout lets the successor take the slot over from the paused walsender's client.
+    const auto with_short_timeout = [](std::string config) {
+        const std::string conninfo = "conninfo: \"";
+        return config.insert(config.find(conninfo) + conninfo.size(), "options='-c wal_sender_timeout=2s' ");
+    };
+    // The first instance keeps its Kafka transaction open until it is paused.
+    const auto first_config = with_short_timeout(eos_config(db, topic, "transaction.max.ms: 600000\n"));
+    const auto successor_config = with_short_timeout(eos_config(db, topic, "transaction.max.ms: 100\n"));
+    constexpr int kRows = 100;
+    CommitOracle oracle(db, kRows);
+    std::vector<InstanceEnds> instances{current_ends(topic)};
+
+    RouterProcess first(work_dir(), first_config);
+    BOOST_REQUIRE(wait_until([&] { return contains(first.output(), "streaming from slot"); }, 60s));
+    write_transactions(db, 0, 20, kRows);
+    BOOST_REQUIRE(wait_until([&] { return topic_record_count(kafka_cluster().bootstrap_servers(), topic) >= 20 * kRows; }, 60s));
+    BOOST_REQUIRE(::kill(first.pid(), SIGSTOP) == 0);
+    instances.push_back(current_ends(topic));
+
+    RouterProcess successor(work_dir(), successor_config);
+    BOOST_REQUIRE(wait_until([&] { return contains(successor.output(), "streaming from slot"); }, 60s));
+    write_transactions(db, 20, 10, kRows);
+    const auto& commit_ends = oracle.end_lsns();
+    BOOST_REQUIRE_EQUAL(commit_ends.size(), 30u);
+    const auto view = read_committed_view(topic, instances, commit_ends, kRows);
+
+    // librdkafka's mock cluster does not fence an older producer epoch; a real broker answers the
+    // paused instance's next transactional request with PRODUCER_FENCED, so the test does too.
+    rd_kafka_mock_push_request_errors(kafka_cluster().mock(), 26 /* EndTxn */, 1, RD_KAFKA_RESP_ERR_PRODUCER_FENCED);
+    const int first_exit = first.stop(SIGCONT);
+    BOOST_TEST_MESSAGE("exactly-once, paused instance and successor: " << view << "; the paused one exited "
+                                                                       << first_exit << ": " << last_line(first.output()));
+    BOOST_TEST(first_exit == 1);
+    BOOST_TEST(contains(last_line(first.output()), "this router was fenced"));
+    BOOST_TEST(view.aborted == 20u * kRows);
+    BOOST_TEST(view.duplicates == 0u);
+    BOOST_TEST(view.missing == 0u);
+    BOOST_TEST(view.order_kept);
+    BOOST_TEST(topic_record_count(kafka_cluster().bootstrap_servers(), topic) == static_cast<long>(view.appended));
+    BOOST_TEST(successor.stop(SIGTERM) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(broker_errors_and_outages_give_each_event_exactly_once) {

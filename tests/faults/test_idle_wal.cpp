@@ -49,9 +49,9 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
                                                       << max_retained / (1024 * 1024) << " MiB");
     BOOST_TEST(written > 64u * 1024 * 1024);          // the server really was busy
     // restart_lsn follows the confirmed position at each running-transactions record (every
-    // 15 s), so the slot holds roughly that much WAL, however long the outbox stays idle.
-    BOOST_TEST(max_retained < 48u * 1024 * 1024);
-    BOOST_TEST(max_retained < written / 2);
+    // 15 s), so the slot holds at most about two intervals of the server's WAL, however long the
+    // outbox stays idle: less than 40 of the 90 seconds' worth, whatever this machine's write rate.
+    BOOST_TEST(max_retained < written * 40 / 90);
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
 
