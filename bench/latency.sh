@@ -4,7 +4,10 @@
 #   (20,000 events/s as 2,000 transactions of 10 rows: on 2 cores shared with the router, the mock
 #   cluster and the consumer, PostgreSQL tops out near 9,000 single-row commits per second)
 #   env: RUN_SECONDS=15 (measured, per run), WARMUP=3 (seconds, not measured), CONNECTIONS=8
-#        (writer connections, default 8), REPEATS=3 (runs per rate; medians reported), KAFKA_PROPS (router)
+#        (writer connections, default 8), REPEATS=3 (runs per rate; medians reported), KAFKA_PROPS (router),
+#        FETCH_WAIT_MS=1 (the cross-checking consumer's fetch.wait.max.ms: 1 makes commit->consume
+#        exact to ~1 ms, but the consumer and the mock cluster then turn over ~1,000 fetches a second
+#        per broker, CPU the router's commit->ack competes with on 2 cores)
 #
 # For every run: a fresh slot (created before the router starts) and a fresh Kafka mock cluster
 # (outbox-bench-kafka, topic outbox.event.Latency with 4 partitions); outbox-router with its
@@ -21,6 +24,7 @@ specs=("$@")
 run_seconds=${RUN_SECONDS:-15}
 warmup=${WARMUP:-3}
 connections=${CONNECTIONS:-8}
+fetch_wait_ms=${FETCH_WAIT_MS:-1}
 bench_init latency
 machine
 for exe in "$build/bench/outbox-bench-latency" "$build/bench/liboutbox-bench-ackhook.so"; do
@@ -61,7 +65,7 @@ for spec in "${specs[@]}"; do
     echo "== $rate events/s, $per_txn row(s) per transaction, run $rep of $repeats (background before: $quiet cores)"
     "$build/bench/outbox-bench-latency" --conninfo "$conninfo" --bootstrap "$kafka_addr" --rate "$rate" \
       --rows-per-txn "$per_txn" --seconds "$run_seconds" --warmup "$warmup" --connections "$connections" \
-      --base $((run * 100000000)) --router-pid "$router_pid" --ack-log "$out/$slot.acks" \
+      --fetch-wait-ms "$fetch_wait_ms" --base $((run * 100000000)) --router-pid "$router_pid" --ack-log "$out/$slot.acks" \
       --metrics-url "http://127.0.0.1:$metrics_port/metrics" | tee "$out/$slot.report"
     wait "$router_pid" || true
     router_pid=
@@ -72,7 +76,7 @@ for spec in "${specs[@]}"; do
 done
 
 echo
-echo "medians over $repeats runs per rate (RUN_SECONDS=$run_seconds after WARMUP=$warmup, $connections writer connections):"
+echo "medians over $repeats runs per rate (RUN_SECONDS=$run_seconds after WARMUP=$warmup, $connections writer connections, consumer fetch wait $fetch_wait_ms ms):"
 printf '%-8s %-7s %-9s %-22s %-22s %-10s %-9s %s\n' rate rows/txn achieved "commit->ack p50/p99" "commit->consume p50/p99" "CPU/event" "VmHWM" "busy cores"
 for spec in "${specs[@]}"; do
   rate=${spec%%:*}
