@@ -14,12 +14,12 @@ Histogram::Histogram(std::vector<double> upper_bounds)
     }
 }
 
-void Histogram::observe(double value, std::uint64_t count) noexcept {
-    if (std::isnan(value) || count == 0) return;
+void Histogram::observe(double value) noexcept {
+    if (std::isnan(value)) return;
     // Prometheus buckets are inclusive: "le" means less than or equal.
     const auto bucket = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
-    buckets_[static_cast<std::size_t>(bucket)].fetch_add(count, std::memory_order_relaxed);
-    sum_.fetch_add(value * static_cast<double>(count), std::memory_order_relaxed);
+    buckets_[static_cast<std::size_t>(bucket)].fetch_add(1, std::memory_order_relaxed);
+    sum_.fetch_add(value, std::memory_order_relaxed);
 }
 
 Histogram::Snapshot Histogram::snapshot() const {

@@ -178,7 +178,8 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         return;
     }
     log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
-    turn_metrics_.clear_in_flight();
+    metrics_.in_flight_messages.set(0);
+    metrics_.in_flight_bytes.set(0);
     kafka_probe_.reset();
     producer_.reset();
     tracker_.discard_pending();
@@ -238,7 +239,6 @@ bool Pipeline::saturated() const {
 void Pipeline::serve_kafka(int timeout_ms) {
     if (!producer_) return;
     producer_->serve(timeout_ms);
-    turn_metrics_.apply();
     act_on_deliveries();
 }
 
@@ -269,7 +269,6 @@ void Pipeline::stream() {
             process_frame(*frame);
             ++frames;
         }
-        turn_metrics_.apply();
         if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
         if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
@@ -381,7 +380,7 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
     if (!entry.outbox || open_txn_delivered_before_) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
-    turn_metrics_.count(*source_metrics_[entry.source].received);
+    source_metrics_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
     } catch (const router::InvalidRowError& e) {
@@ -399,7 +398,7 @@ void Pipeline::on_update(const pgoutput::Update& update) {
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
     if (!router_.watches_prefix(message.prefix) || open_txn_delivered_before_) return;
     const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
-    turn_metrics_.count(*source_metrics_[source].received);
+    source_metrics_[source].received->add();
     if (open_txn_) {
         try {
             publish(router_.route_message(message, open_context_), source);
@@ -437,7 +436,8 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
-        turn_metrics_.sent(kafka::record_size(record));
+        metrics_.in_flight_messages.add(1);
+        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
         return;
     }
     const std::string cause = std::string("Kafka refused the record: ") + rd_kafka_err2str(error);
@@ -472,14 +472,16 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
         throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
     tracker_.event_sent(*open_txn_);
     inflight_bytes_ += kafka::record_size(record);
-    turn_metrics_.sent(kafka::record_size(record));
+    metrics_.in_flight_messages.add(1);
+    metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
 }
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     if (report.tag == kOffsetsRecordTag) return;  // its failure fails the commit, handled there
     const EventTag tag = EventTag::decode(report.tag);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
-    turn_metrics_.settled(report.size);
+    metrics_.in_flight_messages.add(-1);
+    metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         inflight_bytes_ -= std::min(inflight_bytes_, report.size);
         const std::int64_t commit_time_ms = tracker_.event_delivered(tag.txn).commit_time_ms;
@@ -487,8 +489,9 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
             metrics_.events_dead_lettered.with({source_metrics_[tag.source].label, report.topic}).add();
             return;
         }
-        turn_metrics_.count(published_counter(report.topic));
-        turn_metrics_.commit_to_ack(std::max(0.0, static_cast<double>(report.served_at_ms - commit_time_ms) / 1000.0));
+        published_counter(report.topic).add();
+        metrics_.commit_to_ack_seconds.observe(
+            std::max(0.0, static_cast<double>(report.served_at_ms - commit_time_ms) / 1000.0));
         return;
     }
     metrics_.producer_errors.add();
@@ -546,7 +549,8 @@ void Pipeline::send_dead_letters() {
         if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
         inflight_bytes_ += kafka::record_size(record);
-        turn_metrics_.sent(kafka::record_size(record));
+        metrics_.in_flight_messages.add(1);
+        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
     }
     dead_letters_to_send_.clear();
 }
@@ -737,7 +741,8 @@ void Pipeline::rewind_kafka_transactions() {
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
     producer_failure_.clear();
-    turn_metrics_.clear_in_flight();
+    metrics_.in_flight_messages.set(0);
+    metrics_.in_flight_bytes.set(0);
 }
 
 Lsn Pipeline::confirmable_lsn() {

@@ -102,17 +102,6 @@ BOOST_AUTO_TEST_CASE(histogram_buckets_are_inclusive_cumulative_and_ignore_nan) 
     BOOST_TEST(snapshot.sum == 7.1035, boost::test_tools::tolerance(1e-12));
 }
 
-BOOST_AUTO_TEST_CASE(histogram_takes_a_run_of_equal_observations_at_once) {
-    Histogram histogram({0.001, 0.01});
-    histogram.observe(0.005, 3);
-    histogram.observe(0.02, 2);
-    histogram.observe(0.005, 0);
-    histogram.observe(std::nan(""), 4);
-    const auto snapshot = histogram.snapshot();
-    BOOST_TEST(snapshot.cumulative == (std::vector<std::uint64_t>{0, 3, 5}), boost::test_tools::per_element());
-    BOOST_TEST(snapshot.sum == 0.055, boost::test_tools::tolerance(1e-12));
-}
-
 BOOST_AUTO_TEST_CASE(counters_and_histograms_add_up_across_threads) {
     Counter counter;
     Histogram histogram({1});

@@ -48,8 +48,8 @@ public:
     Histogram(const Histogram&) = delete;
     Histogram& operator=(const Histogram&) = delete;
 
-    // `count` observations of `value`. NaN is ignored; anything above the last bound lands in +Inf.
-    void observe(double value, std::uint64_t count = 1) noexcept;
+    // NaN is ignored; anything above the last bound lands in +Inf.
+    void observe(double value) noexcept;
 
     struct Snapshot {
         std::vector<std::uint64_t> cumulative;  // one per bound, then +Inf (= the count)

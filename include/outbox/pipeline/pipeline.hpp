@@ -14,7 +14,6 @@
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
-#include "outbox/pipeline/turn_metrics.hpp"
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/source_setup.hpp"
@@ -94,7 +93,6 @@ private:
     const config::Config& config_;
     const std::string bootstrap_servers_;
     observability::Metrics& metrics_;
-    TurnMetrics turn_metrics_{metrics_};
     std::vector<SourceMetrics> source_metrics_;  // parallel to sources_
     bool connected_before_ = false;
     // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
