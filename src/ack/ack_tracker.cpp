@@ -5,19 +5,37 @@
 
 namespace outbox::ack {
 
+namespace {
+
+constexpr std::size_t kInitialRing = 64;
+// An emptied ring bigger than this (a burst of small transactions behind a slow one) is released.
+constexpr std::size_t kKeptRing = 1 << 14;
+
+}  // namespace
+
 AckTracker::TxnId AckTracker::begin_transaction(const TxnInfo& info) {
     if (open_) throw std::logic_error("AckTracker: BEGIN while a transaction is open");
-    if (pending_.empty()) first_id_ = next_id_;
-    pending_.push_back({});
-    pending_.back().info = info;
+    if (pending_count_ == 0) first_id_ = next_id_;
+    push_pending();
+    pending(pending_count_ - 1) = {info};
     open_ = true;
     return next_id_++;
 }
 
+void AckTracker::push_pending() {
+    if (pending_count_ == ring_.size()) {
+        std::vector<Transaction> bigger(std::max(kInitialRing, ring_.size() * 2));
+        for (std::size_t i = 0; i < pending_count_; ++i) bigger[i] = pending(i);
+        ring_ = std::move(bigger);
+        first_slot_ = 0;
+    }
+    ++pending_count_;
+}
+
 AckTracker::Transaction& AckTracker::find(TxnId txn) {
-    if (txn < first_id_ || txn - first_id_ >= pending_.size())
+    if (txn < first_id_ || txn - first_id_ >= pending_count_)
         throw std::logic_error("AckTracker: unknown transaction id");
-    return pending_[txn - first_id_];
+    return pending(txn - first_id_);
 }
 
 void AckTracker::event_sent(TxnId txn) {
@@ -38,27 +56,31 @@ void AckTracker::commit_transaction(TxnId txn, Lsn end_lsn) {
 
 void AckTracker::abandon_open_transaction() {
     if (!open_) return;
-    pending_.back().abandoned = true;
+    pending(pending_count_ - 1).abandoned = true;
     open_ = false;
     advance();
 }
 
-void AckTracker::event_delivered(TxnId txn) {
+AckTracker::TxnInfo AckTracker::event_delivered(TxnId txn) {
     auto& t = find(txn);
     if (t.undelivered == 0) throw std::logic_error("AckTracker: more deliveries than events");
     --t.undelivered;
     --events_in_flight_;
-    advance();
+    const TxnInfo info = t.info;
+    // Only the oldest transaction finishing can move the watermark.
+    if (t.undelivered == 0 && txn == first_id_) advance();
+    return info;
 }
 
 void AckTracker::keepalive(Lsn wal_end) {
-    if (pending_.empty()) confirmed_ = std::max(confirmed_, wal_end);
+    if (pending_count_ == 0) confirmed_ = std::max(confirmed_, wal_end);
 }
 
 void AckTracker::reset_confirmed(Lsn lsn) { confirmed_ = std::max(confirmed_, lsn); }
 
 void AckTracker::discard_pending() {
-    pending_.clear();
+    first_slot_ = 0;
+    pending_count_ = 0;
     first_id_ = next_id_;
     open_ = false;
     events_in_flight_ = 0;
@@ -74,15 +96,20 @@ const AckTracker::TxnInfo& AckTracker::info(TxnId txn) const {
 }
 
 void AckTracker::advance() {
-    while (!pending_.empty()) {
-        const auto& front = pending_.front();
+    while (pending_count_ != 0) {
+        const auto& front = pending(0);
         if (front.undelivered != 0 || !(front.committed || front.abandoned)) break;
         if (front.committed) {
             confirmed_ = std::max(confirmed_, front.end_lsn);
             ++transactions_confirmed_;
         }
-        pending_.pop_front();
+        first_slot_ = (first_slot_ + 1) & (ring_.size() - 1);
+        --pending_count_;
         ++first_id_;
+    }
+    if (pending_count_ == 0 && ring_.size() > kKeptRing) {
+        ring_ = {};
+        first_slot_ = 0;
     }
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 
@@ -14,6 +15,8 @@
 
 namespace outbox::kafka {
 namespace {
+
+constexpr std::size_t kMaxKnownTopicAddresses = 1024;
 
 bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
     return std::any_of(settings.properties.begin(), settings.properties.end(),
@@ -86,12 +89,23 @@ Producer::~Producer() {
 }
 
 rd_kafka_topic_t* Producer::topic_handle(std::string_view topic) {
-    if (auto hit = topics_.find(topic); hit != topics_.end()) return hit->second.get();
+    if (const auto known = topics_by_address_.find(topic.data());
+        known != topics_by_address_.end() && known->second.name == topic)
+        return known->second.handle;
+    auto found = topics_.find(topic);
+    if (found == topics_.end()) found = create_topic_handle(topic);
+    // Addresses of short-lived names (dead letters, a router's evicted routes) would pile up.
+    if (topics_by_address_.size() >= kMaxKnownTopicAddresses) topics_by_address_.clear();
+    topics_by_address_[topic.data()] = {found->first, found->second.get()};
+    return found->second.get();
+}
+
+Producer::Topics::iterator Producer::create_topic_handle(std::string_view topic) {
     TopicPtr created(rd_kafka_topic_new(handle_.get(), std::string(topic).c_str(), nullptr));
     if (!created)
         throw DefiniteError("kafka: cannot create topic handle for \"" + std::string(topic) +
                             "\": " + rd_kafka_err2str(rd_kafka_last_error()));
-    return topics_.emplace(std::string(topic), std::move(created)).first->second.get();
+    return topics_.emplace(std::string(topic), std::move(created)).first;
 }
 
 rd_kafka_resp_err_t Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
@@ -125,7 +139,21 @@ void Producer::serve(int timeout_ms) {
     char drained[64];
     while (read(wakeup_read_fd_, drained, sizeof drained) > 0) {
     }
+    serve_time_ms_.reset();
+    serving_ = true;
     rd_kafka_poll(handle_.get(), timeout_ms);
+    serving_ = false;
+}
+
+// One clock read covers a serve()'s whole batch of reports (handed over within microseconds of
+// each other); reports librdkafka hands over elsewhere (its flush inside a transaction commit)
+// read the clock each.
+std::int64_t Producer::report_time_ms() {
+    if (serving_ && serve_time_ms_) return *serve_time_ms_;
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    if (serving_) serve_time_ms_ = now;
+    return now;
 }
 
 std::string Producer::fatal_error() const {
@@ -194,6 +222,7 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
     report.offset = message->offset;
     report.size = message->len + message->key_len;
     report.message = message;
+    report.served_at_ms = self->report_time_ms();
     self->on_delivery_(report);
 }
 

@@ -109,6 +109,10 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
 }
 
 std::unique_ptr<kafka::Producer> Pipeline::make_producer(const std::vector<std::pair<std::string, std::string>>& overrides) {
+    // Topic names are known by address, and a new producer has topic handles of its own; the
+    // previous one is gone or never served again.
+    published_by_topic_.clear();
+    last_published_topic_ = nullptr;
     return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
                                              [this](const kafka::DeliveryReport& r) { on_delivery(r); }, overrides);
 }
@@ -235,14 +239,26 @@ bool Pipeline::saturated() const {
 void Pipeline::serve_kafka(int timeout_ms) {
     if (!producer_) return;
     producer_->serve(timeout_ms);
+    act_on_deliveries();
+}
+
+// Also after reports served elsewhere (produce() waiting for room in librdkafka's queue).
+void Pipeline::act_on_deliveries() {
     send_dead_letters();
     check_kafka_health();
 }
 
 void Pipeline::stream() {
+    // Serving librdkafka costs a read() of its wake-up pipe and an rd_kafka_poll(), and the loop
+    // turns every few messages while it keeps up with the walsender: serve it only when the pipe
+    // was readable, or when the last turn skipped poll() and so could not tell.
+    bool kafka_ready = true;
     while (!ShutdownSignal::requested()) {
         metrics_.health.mark_progress();
-        serve_kafka(0);
+        if (kafka_ready)
+            serve_kafka(0);
+        else
+            act_on_deliveries();
 
         // At the in-flight limits the socket is left unread: the walsender waits, while
         // acknowledgements and status updates keep flowing.
@@ -256,7 +272,10 @@ void Pipeline::stream() {
         if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
         if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
-        if (frames == kFramesPerTurn) continue;
+        if (frames == kFramesPerTurn) {
+            kafka_ready = true;
+            continue;
+        }
 
         const bool reading = !saturated();
         pollfd fds[3] = {{producer_->wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
@@ -265,8 +284,9 @@ void Pipeline::stream() {
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake_at - Clock::now());
         const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, status_interval_.count()));
-        if (poll(fds, reading ? 3 : 2, timeout) < 0 && errno != EINTR)
-            throw TransientError(std::string("poll: ") + std::strerror(errno));
+        const int ready = poll(fds, reading ? 3 : 2, timeout);
+        if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
+        kafka_ready = ready < 0 || fds[0].revents != 0;
         if (reading && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) stream_->receive();
     }
 }
@@ -464,16 +484,14 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         inflight_bytes_ -= std::min(inflight_bytes_, report.size);
-        const std::int64_t commit_time_ms = tracker_.info(tag.txn).commit_time_ms;  // gone once confirmed
-        tracker_.event_delivered(tag.txn);
+        const std::int64_t commit_time_ms = tracker_.event_delivered(tag.txn).commit_time_ms;
         if (tag.dead_letter) {
             metrics_.events_dead_lettered.with({source_metrics_[tag.source].label, report.topic}).add();
             return;
         }
         published_counter(report.topic).add();
-        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch()).count();
-        metrics_.commit_to_ack_seconds.observe(std::max(0.0, static_cast<double>(now_ms - commit_time_ms) / 1000.0));
+        metrics_.commit_to_ack_seconds.observe(
+            std::max(0.0, static_cast<double>(report.served_at_ms - commit_time_ms) / 1000.0));
         return;
     }
     metrics_.producer_errors.add();
@@ -515,9 +533,11 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
 }
 
 observability::Counter& Pipeline::published_counter(std::string_view topic) {
-    if (const auto found = published_by_topic_.find(topic); found != published_by_topic_.end()) return *found->second;
-    auto* counter = &metrics_.events_published.with({topic});
-    published_by_topic_.emplace(std::string(topic), counter);
+    if (topic.data() == last_published_topic_) return *last_published_;
+    auto& counter = published_by_topic_[topic.data()];
+    if (!counter) counter = &metrics_.events_published.with({topic});
+    last_published_topic_ = topic.data();
+    last_published_ = counter;
     return *counter;
 }
 

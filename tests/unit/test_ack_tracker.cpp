@@ -194,3 +194,56 @@ BOOST_AUTO_TEST_CASE(discarded_transactions_are_forgotten_and_recognisable) {
     tracker.event_delivered(replay);
     BOOST_TEST(tracker.confirmed_lsn() == 200u);
 }
+
+BOOST_AUTO_TEST_CASE(delivery_returns_what_was_remembered_of_the_transaction) {
+    AckTracker tracker;
+    const auto t = tracker.begin_transaction({100, 7, 1234});
+    tracker.event_sent(t);
+    tracker.commit_transaction(t, 150);
+    const auto info = tracker.event_delivered(t);  // confirms t: the tracker forgets it
+    BOOST_TEST(tracker.transactions_pending() == 0u);
+    BOOST_TEST(info.commit_lsn == 100u);
+    BOOST_TEST(info.xid == 7u);
+    BOOST_TEST(info.commit_time_ms == 1234);
+}
+
+BOOST_AUTO_TEST_CASE(many_pending_transactions_wrapping_around_while_reports_arrive_out_of_order) {
+    // Thousands pending at once, finished in random order while new ones keep arriving: the
+    // oldest leave from one end while the newest join at the other, and storage grows mid-way.
+    std::srand(11);
+    AckTracker tracker;
+    std::vector<std::pair<AckTracker::TxnId, std::size_t>> outstanding;  // (txn, its index)
+    std::vector<int> remaining;
+    std::size_t confirmed_prefix = 0;
+    const auto check = [&] {
+        while (confirmed_prefix < remaining.size() && remaining[confirmed_prefix] == 0) ++confirmed_prefix;
+        BOOST_REQUIRE(tracker.confirmed_lsn() == static_cast<outbox::Lsn>(100 * confirmed_prefix));
+        BOOST_REQUIRE(tracker.transactions_pending() == remaining.size() - confirmed_prefix);
+    };
+    for (std::size_t i = 0; i < 20000; ++i) {
+        const int events = std::rand() % 3;
+        const auto id = committed(tracker, events, static_cast<outbox::Lsn>(100 * (i + 1)));
+        remaining.push_back(events);
+        for (int e = 0; e < events; ++e) outstanding.emplace_back(id, i);
+        // Deliver fewer than arrive for a while (the ring grows), then more (it drains).
+        const int deliveries = std::rand() % (i < 10000 ? 2 : 4);
+        for (int d = 0; d < deliveries && !outstanding.empty(); ++d) {
+            const auto pick = outstanding.begin() + std::rand() % outstanding.size();
+            tracker.event_delivered(pick->first);
+            --remaining[pick->second];
+            *pick = outstanding.back();
+            outstanding.pop_back();
+        }
+        check();
+    }
+    while (!outstanding.empty()) {
+        const auto pick = outstanding.begin() + std::rand() % outstanding.size();
+        tracker.event_delivered(pick->first);
+        --remaining[pick->second];
+        *pick = outstanding.back();
+        outstanding.pop_back();
+        check();
+    }
+    BOOST_TEST(tracker.events_in_flight() == 0u);
+    BOOST_TEST(tracker.transactions_pending() == 0u);
+}

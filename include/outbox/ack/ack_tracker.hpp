@@ -2,7 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "outbox/util/lsn.hpp"
 
@@ -40,8 +40,9 @@ public:
     // again, so it must never advance the watermark. Its already-sent events still report.
     void abandon_open_transaction();
 
-    // Kafka acknowledged one event of `txn`.
-    void event_delivered(TxnId txn);
+    // Kafka acknowledged one event of `txn`. Returns what was remembered of the transaction,
+    // which the tracker forgets once the transaction is confirmed.
+    TxnInfo event_delivered(TxnId txn);
 
     // The server's keepalive says everything up to `wal_end` was sent. With no transaction
     // pending, nothing before it can still need delivery, so the slot may move there: this is
@@ -56,7 +57,7 @@ public:
     // Events handed to Kafka and not yet acknowledged.
     std::size_t events_in_flight() const { return events_in_flight_; }
     // Transactions received and not yet confirmed (including the open one).
-    std::size_t transactions_pending() const { return pending_.size(); }
+    std::size_t transactions_pending() const { return pending_count_; }
     bool has_open_transaction() const { return open_; }
 
     // Resume point after (re)connecting: the slot's confirmed position as the server reports it.
@@ -84,9 +85,16 @@ private:
     };
 
     Transaction& find(TxnId txn);
+    Transaction& pending(std::size_t index) { return ring_[(first_slot_ + index) & (ring_.size() - 1)]; }
+    void push_pending();
     void advance();
 
-    std::deque<Transaction> pending_;  // pending_[i] has id first_id_ + i
+    // The pending transactions, oldest first, in a ring whose size is a power of two: the one
+    // with id first_id_ + i is in slot (first_slot_ + i) mod size, so finding one by id is an
+    // index, not a search, and neither end allocates once the ring is big enough.
+    std::vector<Transaction> ring_;
+    std::size_t first_slot_ = 0;
+    std::size_t pending_count_ = 0;
     TxnId first_id_ = 0;
     TxnId next_id_ = 0;
     bool open_ = false;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <stdexcept>
@@ -22,6 +23,7 @@ struct DeliveryReport {
     std::int32_t partition = -1;
     std::int64_t offset = -1;
     std::size_t size = 0;  // key + value bytes
+    std::int64_t served_at_ms = 0;  // Unix time the report was handed over, read once per serve()
     const rd_kafka_message_t* message = nullptr;  // the record, for a dead-letter copy; valid in the callback only
 };
 
@@ -93,6 +95,7 @@ public:
 
 private:
     rd_kafka_topic_t* topic_handle(std::string_view topic);
+    std::int64_t report_time_ms();
     static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
     static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque);
     static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);
@@ -102,10 +105,23 @@ private:
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
 
+    using Topics = std::unordered_map<std::string, TopicPtr, TransparentHash, std::equal_to<>>;
+    Topics::iterator create_topic_handle(std::string_view topic);
+
     DeliveryHandler on_delivery_;
     HandlePtr handle_;
     QueuePtr main_queue_;
-    std::unordered_map<std::string, TopicPtr, TransparentHash, std::equal_to<>> topics_;
+    Topics topics_;
+    // Topic handles by the address of the caller's topic name. The router hands out the same few
+    // route strings for every record, so finding the address and comparing the (short) name is
+    // cheaper than hashing the name; the comparison keeps a reused address from misleading it.
+    struct KnownTopic {
+        std::string_view name;  // a key of topics_
+        rd_kafka_topic_t* handle = nullptr;
+    };
+    std::unordered_map<const char*, KnownTopic> topics_by_address_;
+    bool serving_ = false;
+    std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
     int wakeup_read_fd_ = -1;
     int wakeup_write_fd_ = -1;
 };

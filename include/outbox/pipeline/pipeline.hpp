@@ -50,6 +50,7 @@ private:
     void recover_from_producer_failure(const std::string& reason);
     void wait_before_reconnecting(std::chrono::milliseconds delay);
     void serve_kafka(int timeout_ms);
+    void act_on_deliveries();
     bool saturated() const;
     void process_frame(std::span<const char> frame);
     void process_message(const pgoutput::Message& message, Lsn wal_position);
@@ -94,11 +95,12 @@ private:
     observability::Metrics& metrics_;
     std::vector<SourceMetrics> source_metrics_;  // parallel to sources_
     bool connected_before_ = false;
-    struct TopicHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_map<std::string, observability::Counter*, TopicHash, std::equal_to<>> published_by_topic_;
+    // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
+    // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
+    // (a produce request's batch), hence the last one first.
+    std::unordered_map<const char*, observability::Counter*> published_by_topic_;
+    const char* last_published_topic_ = nullptr;
+    observability::Counter* last_published_ = nullptr;
     observability::Counter& published_counter(std::string_view topic);
     std::uint64_t transactions_reported_ = 0;
     std::chrono::milliseconds status_interval_;
