@@ -6,17 +6,44 @@
 // Prints the bootstrap servers on the first line, then serves until SIGTERM/SIGINT. Topics named
 // on the command line are created up front (default 4 partitions, the mock cluster's default for
 // auto-created topics), so a consumer can be assigned to them before the first record exists.
+//
+// A real broker turns Nagle's algorithm off on every connection it accepts; the mock cluster does
+// not, which makes a response wait up to the client's 40 ms delayed ACK whenever an earlier one
+// is still unacknowledged. This process therefore sets TCP_NODELAY on its connections itself,
+// within 10 ms of their accept.
+#include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 
 #include "outbox/kafka/embedded_cluster.hpp"
 
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
+
+void disable_nagle_on_connected_sockets() {
+    DIR* fds = opendir("/proc/self/fd");
+    if (!fds) return;
+    while (const dirent* entry = readdir(fds)) {
+        const int fd = std::atoi(entry->d_name);
+        if (fd <= 2 || fd == dirfd(fds)) continue;
+        int type = 0, listening = 0;
+        socklen_t size = sizeof type;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) continue;
+        size = sizeof listening;
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || listening) continue;
+        const int on = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    }
+    closedir(fds);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,6 +66,9 @@ int main(int argc, char** argv) {
     }
     std::printf("%s\n", cluster.bootstrap_servers().c_str());
     std::fflush(stdout);
-    while (!g_stop) pause();
+    while (!g_stop) {
+        disable_nagle_on_connected_sockets();
+        usleep(10000);
+    }
     return 0;
 }
