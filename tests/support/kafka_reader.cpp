@@ -14,7 +14,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-kafka::HandlePtr make_consumer(const std::string& bootstrap_servers, Isolation isolation = Isolation::read_uncommitted) {
+kafka::HandlePtr make_consumer(const std::string& bootstrap_servers) {
     kafka::ConfPtr conf(rd_kafka_conf_new());
     char error[512];
     static int counter = 0;
@@ -24,7 +24,6 @@ kafka::HandlePtr make_consumer(const std::string& bootstrap_servers, Isolation i
         {"enable.auto.commit", "false"},
         {"enable.partition.eof", "true"},
         {"log_level", "3"},
-        {"isolation.level", isolation == Isolation::read_committed ? "read_committed" : "read_uncommitted"},
     };
     for (const auto& [name, value] : settings)
         if (rd_kafka_conf_set(conf.get(), name, value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
@@ -97,9 +96,9 @@ long topic_record_count(const std::string& bootstrap_servers, const std::string&
 }
 
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,
-                                       std::size_t at_least, std::chrono::milliseconds timeout, Isolation isolation) {
+                                       std::size_t at_least, std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
-    auto consumer = make_consumer(bootstrap_servers, isolation);
+    auto consumer = make_consumer(bootstrap_servers);
     const int partitions = partition_count(consumer.get(), topic, deadline);
     if (partitions == 0) return {};
 

@@ -24,12 +24,9 @@ struct ConsumedRecord {
 // Reads every record of `topic` from the beginning over the Kafka protocol, waiting until at
 // least `at_least` records are there (or `timeout` passes), then to the end of every partition.
 // Records come back partition by partition, in offset order.
-enum class Isolation { read_uncommitted, read_committed };
-
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,
                                        std::size_t at_least,
-                                       std::chrono::milliseconds timeout = std::chrono::seconds(60),
-                                       Isolation isolation = Isolation::read_uncommitted);
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 // Each partition's end offset (high watermark), by partition number; empty when the topic does
 // not exist within `timeout`.
