@@ -1,7 +1,9 @@
 #include "harness.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "outbox/util/lsn.hpp"
 
@@ -56,6 +58,19 @@ std::string outbox_rows_sql(int first, int count, int keys, const std::string& t
 int seq_of(const ConsumedRecord& record) {
     const std::string& value = record.value.value();
     return std::stoi(value.substr(value.find("\"seq\":") + 6));
+}
+
+std::set<int> sequences_in(const std::string& topic, std::size_t expected, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::set<int> seen;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), topic, expected,
+                                        std::max(left, std::chrono::milliseconds(1000))))
+            seen.insert(seq_of(r));
+        if (seen.size() >= expected || std::chrono::steady_clock::now() >= deadline) return seen;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
 }
 
 long peak_rss_kib(int pid) {

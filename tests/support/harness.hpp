@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <set>
 #include <string>
 
 #include "kafka_reader.hpp"
@@ -27,6 +29,12 @@ std::string router_config(const std::string& database, const std::string& postgr
 // "key-<seq % keys>", payload {"seq": <seq>} so tests can check order and completeness.
 std::string outbox_rows_sql(int first, int count, int keys, const std::string& type = "Order");
 int seq_of(const ConsumedRecord& record);  // the payload's "seq"
+
+// The distinct payload seqs in `topic`, read again until there are `expected` of them or
+// `timeout` passes: a replay puts duplicates in the topic, so a record count can be reached
+// before the last distinct event has arrived.
+std::set<int> sequences_in(const std::string& topic, std::size_t expected,
+                           std::chrono::milliseconds timeout = std::chrono::seconds(120));
 
 // A router process's peak and current resident memory in KiB (VmHWM, VmRSS).
 long peak_rss_kib(int pid);
