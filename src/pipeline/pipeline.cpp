@@ -50,10 +50,6 @@ public:
 };
 
 // A produce call can meet the producer's fatal state before the error callback reports it.
-void throw_if_producer_failed(rd_kafka_resp_err_t error) {
-    if (error == RD_KAFKA_RESP_ERR__FATAL) throw ProducerFailed("kafka: the producer is in a fatal state");
-}
-
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
     std::uniform_int_distribution<long> spread(base.count() / 2, base.count());
@@ -553,6 +549,14 @@ void Pipeline::send_dead_letters() {
         metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
     }
     dead_letters_to_send_.clear();
+}
+
+// produce() refuses every record once the producer is in a fatal state, often before a delivery
+// report has shown it: fail with librdkafka's cause (a fencing included), as check_kafka_health does.
+void Pipeline::throw_if_producer_failed(rd_kafka_resp_err_t error) const {
+    if (error != RD_KAFKA_RESP_ERR__FATAL) return;
+    check_kafka_health();
+    throw ProducerFailed("kafka: fatal producer error: librdkafka reports no cause");
 }
 
 void Pipeline::check_kafka_health() const {

@@ -66,6 +66,7 @@ private:
     void on_delivery(const kafka::DeliveryReport& report);
     void send_dead_letters();
     void check_kafka_health() const;
+    void throw_if_producer_failed(rd_kafka_resp_err_t error) const;
     // exactly-once
     void start_kafka_transactions();
     void open_kafka_transaction(std::size_t record_bytes);
