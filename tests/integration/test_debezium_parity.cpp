@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <memory>
+#include <set>
 
 #include "harness.hpp"
 
@@ -31,6 +32,33 @@ ConsumedRecord record_with_key(const std::vector<ConsumedRecord>& records, const
         if (r.key == key) return r;
     BOOST_FAIL("no record with key " << key);
     return {};
+}
+
+// Kafka's Utils.murmur2 (Java client), transcribed: the partition Debezium's producer picks for
+// a key is toPositive(murmur2(key bytes)) % partitions.
+std::int32_t java_murmur2(const std::string& data) {
+    constexpr std::uint32_t m = 0x5bd1e995;
+    const auto length = static_cast<std::uint32_t>(data.size());
+    std::uint32_t h = 0x9747b28c ^ length;
+    const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(data[i])); };
+    for (std::size_t i = 0; i + 4 <= data.size(); i += 4) {
+        std::uint32_t k = byte(i) | byte(i + 1) << 8 | byte(i + 2) << 16 | byte(i + 3) << 24;
+        k *= m;
+        k ^= k >> 24;
+        k *= m;
+        h *= m;
+        h ^= k;
+    }
+    const std::size_t tail = data.size() & ~std::size_t{3};
+    switch (data.size() % 4) {
+        case 3: h ^= byte(tail + 2) << 16; [[fallthrough]];
+        case 2: h ^= byte(tail + 1) << 8; [[fallthrough]];
+        case 1: h ^= byte(tail); h *= m;
+    }
+    h ^= h >> 13;
+    h *= m;
+    h ^= h >> 15;
+    return static_cast<std::int32_t>(h);
 }
 
 std::int64_t epoch_ms(const Sql& sql, const std::string& expression) {
@@ -137,6 +165,9 @@ struct ParityRun {
         default_committed_by_ms = epoch_ms(sql, "clock_timestamp()");
         default_payload_text = sql.scalar("SELECT payload::text FROM outbox WHERE aggregateid = 'o-1'");
         sql.exec("UPDATE outbox SET type = 'Changed' WHERE aggregateid = 'o-1'");
+        sql.exec(
+            "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) "
+            "SELECT gen_random_uuid(), 'ParityKeyed', 'key-' || n, 'Keyed', '{}' FROM generate_series(1, 64) n");
 
         sql.exec(
             "INSERT INTO custom.outbox (event_id, kind, order_key, body) VALUES "
@@ -216,6 +247,29 @@ BOOST_AUTO_TEST_CASE(defaults_give_debeziums_record) {
     BOOST_TEST(r.header("id").value() == "4d47e190-0402-4048-bc2c-89dd54343cdc");
     BOOST_TEST(r.timestamp_ms >= run.default_txn_start_ms);  // the commit time
     BOOST_TEST(r.timestamp_ms <= run.default_committed_by_ms);
+}
+
+BOOST_AUTO_TEST_CASE(keys_land_on_the_partitions_the_java_client_picks) {
+    // The reference itself, against Kafka's UtilsTest.testMurmur2 vectors.
+    BOOST_TEST(java_murmur2("21") == -973932308);
+    BOOST_TEST(java_murmur2("foobar") == -790332482);
+    BOOST_TEST(java_murmur2("a-little-bit-long-string") == -985981536);
+    BOOST_TEST(java_murmur2("a-little-bit-longer-string") == -1486304829);
+    BOOST_TEST(java_murmur2("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8") == -58897971);
+    BOOST_TEST(java_murmur2("abc") == 479470107);
+
+    parity();
+    const auto keyed = records("outbox.event.ParityKeyed", 64);
+    const auto partitions = static_cast<std::int32_t>(
+        partition_end_offsets(kafka_cluster().bootstrap_servers(), "outbox.event.ParityKeyed").size());
+    BOOST_TEST_REQUIRE(partitions > 1);
+    std::set<std::int32_t> used;
+    for (const auto& r : keyed) {
+        const std::int32_t expected = (java_murmur2(r.key.value()) & 0x7fffffff) % partitions;
+        BOOST_TEST(r.partition == expected, "key " << r.key.value());
+        used.insert(r.partition);
+    }
+    BOOST_TEST(used.size() == static_cast<std::size_t>(partitions));
 }
 
 BOOST_AUTO_TEST_CASE(pasted_debezium_keys_without_effect_start_with_a_warning) {
