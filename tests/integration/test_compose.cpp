@@ -157,6 +157,44 @@ BOOST_AUTO_TEST_CASE(sample_writer_runs_once_after_the_slot_exists) {
     BOOST_TEST(command.find("-f /sql/demo-orders.sql") != std::string::npos);
 }
 
+// Output of a shell command (the test's own tools: readelf, ldd, dpkg).
+std::string command_output(const std::string& command) {
+    std::string output;
+    FILE* pipe = popen(command.c_str(), "r");
+    BOOST_REQUIRE_MESSAGE(pipe, command);
+    char buffer[4096];
+    while (const std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    BOOST_REQUIRE_MESSAGE(pclose(pipe) == 0, command << ": " << output);
+    return output;
+}
+
+BOOST_AUTO_TEST_CASE(image_installs_the_package_of_every_library_the_router_links) {
+    // The runtime stage installs shared libraries by package name; a library added to the link
+    // but not to that list would make an image whose binary cannot start.
+    const std::string dockerfile = text_of(kDocker / "Dockerfile");
+    const auto runtime = dockerfile.find("\nFROM debian:12-slim\n");
+    BOOST_REQUIRE(runtime != std::string::npos);
+    const std::string runtime_stage = dockerfile.substr(runtime);
+    const std::string binary = OUTBOX_ROUTER_BINARY;
+    // In debian:12-slim already: the C and C++ runtimes.
+    const std::set<std::string> in_base_image = {"libc6", "libstdc++6", "libgcc-s1"};
+    std::istringstream needed(command_output("readelf -d " + binary + " | sed -n 's/.*Shared library: \\[\\(.*\\)\\]/\\1/p'"));
+    std::size_t checked = 0;
+    for (std::string soname; std::getline(needed, soname);) {
+        const std::string path = command_output("ldd " + binary + " | awk '$1 == \"" + soname + "\" {print $3}'");
+        BOOST_REQUIRE_MESSAGE(!path.empty(), soname << " does not resolve");
+        // With /lib a link to /usr/lib, dpkg knows some libraries only under /lib.
+        const std::string owner = command_output("f=$(readlink -f " + path.substr(0, path.find('\n')) +
+                                                 "); dpkg -S \"$f\" 2>/dev/null || dpkg -S \"${f#/usr}\"");
+        const std::string package = owner.substr(0, owner.find(':'));
+        ++checked;
+        if (in_base_image.contains(package)) continue;
+        BOOST_TEST(runtime_stage.find(" " + package + " ") != std::string::npos,
+                   soname << " comes from " << package << ", which the runtime stage does not install");
+    }
+    BOOST_TEST(checked >= 6u);  // libpq, librdkafka, yaml-cpp, pcre2, microhttpd, libc, ...
+}
+
 BOOST_AUTO_TEST_CASE(image_is_multi_stage_debian_12_and_runs_unprivileged) {
     const std::string dockerfile = text_of(kDocker / "Dockerfile");
     BOOST_TEST(dockerfile.find("FROM debian:12-slim AS build") != std::string::npos);
