@@ -139,8 +139,10 @@ rd_kafka_resp_err_t Producer::produce(const router::OutboxRecord& record, std::u
 }
 
 void Producer::serve(int timeout_ms) {
+    // A pipe read returns what is there up to the buffer's size: a short read found it empty, and
+    // a second read() would only return EAGAIN.
     char drained[64];
-    while (read(wakeup_read_fd_, drained, sizeof drained) > 0) {
+    while (read(wakeup_read_fd_, drained, sizeof drained) == static_cast<ssize_t>(sizeof drained)) {
     }
     serve_time_ms_.reset();
     serving_ = true;
