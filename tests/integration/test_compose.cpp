@@ -157,6 +157,8 @@ BOOST_AUTO_TEST_CASE(sample_writer_runs_once_after_the_slot_exists) {
     BOOST_TEST(command.find("-f /sql/demo-orders.sql") != std::string::npos);
 }
 
+namespace {
+
 // Output of a shell command (the test's own tools: readelf, ldd, dpkg).
 std::string command_output(const std::string& command) {
     std::string output;
@@ -167,6 +169,8 @@ std::string command_output(const std::string& command) {
     BOOST_REQUIRE_MESSAGE(pclose(pipe) == 0, command << ": " << output);
     return output;
 }
+
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(image_installs_the_package_of_every_library_the_router_links) {
     // The runtime stage installs shared libraries by package name; a library added to the link
