@@ -3,7 +3,7 @@
 //
 //   outbox-bench-latency --conninfo STR --bootstrap HOST:PORT --rate EVENTS_PER_S --seconds D
 //       [--warmup 3] [--rows-per-txn 1] [--connections 4] [--base 0] [--aggregate Latency]
-//       [--fetch-wait-ms 1] [--router-pid PID --ack-log FILE] [--metrics-url URL]
+//       [--fetch-wait-ms 1] [--consume 1] [--router-pid PID --ack-log FILE] [--metrics-url URL]
 //
 // Writer: CONNECTIONS libpq connections (asynchronous, one transaction in flight each) insert
 //   ROWS_PER_TXN outbox rows per transaction (autocommit INSERT ... SELECT, one round trip), paced
@@ -14,7 +14,8 @@
 //   pg_xact_commit_timestamp() (the server needs track_commit_timestamp = on; without it the
 //   client's send time is used and the report says so).
 // Consumer: a librdkafka consumer assigned to every partition of outbox.event.<AGGREGATE> from the
-//   beginning, noting the wall-clock time each record arrives.
+//   beginning, noting the wall-clock time each record arrives. With --consume 0 there is none (its
+//   fetches load the mock cluster and the CPUs); the run then ends 1 s after the last commit.
 // Router side (optional): with --router-pid, the router's CPU during the measured window and its
 //   VmHWM are read from /proc, then it is stopped with SIGTERM and the acknowledgement times written
 //   by liboutbox-bench-ackhook.so (LD_PRELOAD) are read from --ack-log. With --metrics-url the
@@ -170,6 +171,7 @@ int main(int argc, char** argv) try {
     const std::string topic = "outbox.event." + aggregate;
     const pid_t router_pid = static_cast<pid_t>(args.number("router-pid", 0));
     const std::string ack_log = args.get("ack-log");
+    const bool consume = args.number("consume", 1) != 0;
 
     const auto txn_count = static_cast<std::size_t>(std::ceil((warmup + seconds) * rate / per_txn));
     const std::size_t event_count = txn_count * static_cast<std::size_t>(per_txn);
@@ -204,12 +206,13 @@ int main(int argc, char** argv) try {
     rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(partitions);
     for (int p = 0; p < partitions; ++p)
         rd_kafka_topic_partition_list_add(assignment, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    if (rd_kafka_assign(consumer, assignment) != RD_KAFKA_RESP_ERR_NO_ERROR) fail("kafka: assign failed");
+    if (consume && rd_kafka_assign(consumer, assignment) != RD_KAFKA_RESP_ERR_NO_ERROR) fail("kafka: assign failed");
     rd_kafka_topic_partition_list_destroy(assignment);
 
     std::atomic<bool> stop{false};
     std::atomic<std::size_t> consumed{0};
-    std::thread consumer_thread([&] {
+    std::thread consumer_thread;
+    if (consume) consumer_thread = std::thread([&] {
         while (!stop.load()) {
             rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer, 50);
             if (!message) continue;
@@ -320,13 +323,14 @@ int main(int argc, char** argv) try {
     // Everything consumed (or 30 s without progress).
     std::size_t last = 0;
     std::int64_t last_progress = mono_us();
-    while (consumed.load() < event_count && mono_us() - last_progress < 30'000'000) {
+    if (!consume) std::this_thread::sleep_for(std::chrono::seconds(1));  // the last acknowledgements
+    while (consume && consumed.load() < event_count && mono_us() - last_progress < 30'000'000) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         if (consumed.load() != last) last = consumed.load(), last_progress = mono_us();
     }
     const std::int64_t drained_mono = mono_us();
     stop = true;
-    consumer_thread.join();
+    if (consumer_thread.joinable()) consumer_thread.join();
     rd_kafka_consumer_close(consumer);
     rd_kafka_destroy(consumer);
 
@@ -393,8 +397,8 @@ int main(int argc, char** argv) try {
         for (int r = 0; r < per_txn; ++r) {
             const Event& e = events[i * per_txn + r];
             ++measured;
-            if (e.consume_us == 0) ++missing;
-            else to_consume.us.push_back(e.consume_us - commit);
+            if (consume && e.consume_us == 0) ++missing;
+            else if (consume) to_consume.us.push_back(e.consume_us - commit);
             if (e.ack_us != 0) {
                 to_ack.us.push_back(e.ack_us - commit);
                 if (e.timestamp_ms > 0) ts_to_ack.us.push_back(e.ack_us - e.timestamp_ms * 1000);
@@ -434,10 +438,12 @@ int main(int argc, char** argv) try {
                     acked, router_cpu, consume_window_s, 1e6 * router_cpu / static_cast<double>(measured),
                     router_hwm / 1024.0);
     std::printf("summary: achieved=%.0f ack_p50_ms=%.3f ack_p99_ms=%.3f ack_p999_ms=%.3f ack_max_ms=%.3f "
-                "consume_p50_ms=%.3f consume_p99_ms=%.3f produce_p50_ms=%.3f produce_p99_ms=%.3f rtt_p50_ms=%.3f "
+                "consume_p50_ms=%.3f consume_p99_ms=%.3f produce_p50_ms=%.3f produce_p99_ms=%.3f produce_to_ack_p50_ms=%.3f "
+                "produce_to_ack_p99_ms=%.3f rtt_p50_ms=%.3f "
                 "cpu_us_per_event=%.3f rss_kib=%ld missing=%zu busy_cores=%.2f\n",
                 achieved, to_ack.p(0.5), to_ack.p(0.99), to_ack.p(0.999), to_ack.us.empty() ? NAN : to_ack.us.back() / 1e3,
-                to_consume.p(0.5), to_consume.p(0.99), to_produce.p(0.5), to_produce.p(0.99), round_trip.p(0.5),
+                to_consume.p(0.5), to_consume.p(0.99), to_produce.p(0.5), to_produce.p(0.99), produce_to_ack.p(0.5),
+                produce_to_ack.p(0.99), round_trip.p(0.5),
                 router_pid > 0 ? 1e6 * router_cpu / static_cast<double>(measured) : NAN, router_hwm, missing,
                 machine_busy / window_s);
     return 0;

@@ -21,7 +21,7 @@ router_bin=${ROUTER_BIN:-$build/outbox-router}
 bench_init() {  # NAME
   out=${BENCH_OUT:-$root/bench/out/$1}
   local exe
-  for exe in "$router_bin" "$build/bench/outbox-bench-kafka" "$build/bench/outbox-bench-drain"; do
+  for exe in "$router_bin" "$build/bench/outbox-bench-kafka" "$build/bench/outbox-bench-drain" "$build/bench/outbox-bench-produce"; do
     [ -x "$exe" ] || { echo "missing $exe: build first (make build, or BUILD_DIR=...)" >&2; exit 1; }
   done
   # The pg cluster directory is owned by postgres: stop a leftover cluster before wiping it.

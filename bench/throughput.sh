@@ -14,7 +14,13 @@
 #       confirmed_flush_lsn reaches END, which it confirms only after Kafka acknowledged every
 #       event (status.update.interval.ms 10, polled every 5 ms). Kafka: the librdkafka mock cluster
 #       in its own process (outbox-bench-kafka), fresh for each run.
-#  4. Medians: rate = ROWS / wall; ratio = router rate / floor rate; CPU per event = router
+#  4. The Kafka side alone, REPEATS times each way, a fresh mock cluster per run: outbox-bench-produce
+#     (the router's Producer class with its defaults plus KAFKA_PROPS) publishes ROWS records shaped
+#     like the router's (same topics, keys, value size, id header), once handed over as fast as
+#     librdkafka takes them (its largest batches: the least CPU per event this Kafka client needs
+#     for these records) and once at the router's median streaming rate in chunks of 50 (about one
+#     16 KiB socket read of rows, the way the router hands them over).
+#  5. Medians: rate = ROWS / wall; ratio = router rate / floor rate; CPU per event = router
 #     user+sys (all threads, /proc) / ROWS; peak RSS = VmHWM.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +64,24 @@ done
 med() { field "$1" <"$out/$2.runs" | median; }
 floor_s=$(med wall_s floor)
 router_s=$(med wall_s router)
+
+sink_rate=$(calc "$rows / $(med streaming_s router)" | xargs printf '%.0f')
+: >"$out/sink_unpaced.runs"
+: >"$out/sink_paced.runs"
+for ((i = 1; i <= repeats; i++)); do
+  for mode in unpaced paced; do
+    quiet=$(wait_quiet)
+    kafka_start
+    rate_arg=0
+    [ "$mode" = paced ] && rate_arg=$sink_rate
+    result=$("$build/bench/outbox-bench-produce" --bootstrap "$kafka_addr" --rows "$rows" --rate "$rate_arg" --chunk 50 \
+      --value-bytes "$payload_bytes" --props "${KAFKA_PROPS:-}")
+    kafka_stop
+    echo "$result" >>"$out/sink_$mode.runs"
+    echo "  Kafka side alone, $mode: $result (background before: $quiet cores)"
+  done
+done
+sink_us() { calc "1000000 * $(med cpu_s "sink_$1") / $rows"; }
 floor_rate=$(calc "$rows / $floor_s")
 router_rate=$(calc "$rows / $router_s")
 echo
@@ -68,5 +92,8 @@ printf 'outbox-router (to Kafka ack):  %7.3f s %8.0f rows/s = %.1f%% of the floo
 printf 'router CPU %.3f s = %.2f us/event (user %.3f s, sys %.3f s); peak RSS %.1f MiB; walsender CPU %.2f s; mock Kafka CPU %.2f s\n' \
   "$(med cpu_s router)" "$(calc "1000000 * $(med cpu_s router) / $rows")" "$(med user_s router)" "$(med sys_s router)" \
   "$(calc "$(med peak_rss_kib router) / 1024")" "$(med walsender_cpu_s router)" "$(med kafka_cpu_s router)"
+printf 'Kafka side alone (outbox-bench-produce, no PostgreSQL): %.2f us/event handed over at once (user %.3f s, sys %.3f s); %.2f us/event at %d events/s in chunks of 50 (user %.3f s, sys %.3f s)\n' \
+  "$(sink_us unpaced)" "$(med user_s sink_unpaced)" "$(med sys_s sink_unpaced)" \
+  "$(sink_us paced)" "$sink_rate" "$(med user_s sink_paced)" "$(med sys_s sink_paced)"
 printf 'machine: busy %.2f of %d cores during router runs, %.2f during floor runs; other work on the machine %.2f / %.2f cores\n' \
   "$(med machine_busy_cores router)" "$(nproc)" "$(med machine_busy_cores floor)" "$(med others_cores router)" "$(med others_cores floor)"
