@@ -8,22 +8,25 @@
 #        FETCH_WAIT_MS=1 (the cross-checking consumer's fetch.wait.max.ms: 1 makes commit->consume
 #        exact to ~1 ms, but the consumer and the mock cluster then turn over ~1,000 fetches a second
 #        per broker, CPU the router's commit->ack competes with on 2 cores)
-#        CONSUMER=1 (0: no cross-checking consumer at all; commit->consume is then not reported)
+#        CONSUMER=0 (1: run the cross-checking consumer, which notes when each record can be read;
+#        it shares the 2 cores and the mock cluster's one thread with what is measured, and at
+#        5,000/s more than doubles the commit->ack p99: docs/benchmarks.md, "Fourth round")
 #
 # For every run: a fresh slot (created before the router starts) and a fresh Kafka mock cluster
 # (outbox-bench-kafka, topic outbox.event.Latency with 4 partitions); outbox-router with its
 # default settings except the connection, slot and publication, with /metrics enabled and
 # liboutbox-bench-ackhook.so preloaded (records when each delivery report reaches the router);
-# then outbox-bench-latency writes at the rate for WARMUP + RUN_SECONDS, consumes every record,
-# stops the router and reports.
+# then outbox-bench-latency writes at the rate for WARMUP + RUN_SECONDS (consuming every record
+# when CONSUMER=1), stops the router and reports. PostgreSQL runs with its defaults (fsync and
+# synchronous_commit on) plus track_commit_timestamp = on, so commit times are exact.
 #
 # After each router run, a floor run: the same database load with the router replaced by its Kafka
 # side alone. pgbench writes the same rows at the same rate on as many connections while
 # pg_recvlogical streams them from a slot to /dev/null, and outbox-bench-produce (the router's
 # Producer class, its defaults plus KAFKA_PROPS) publishes as many records at the same rate, one
 # transaction's worth at a time, to a fresh mock cluster: its produce -> ack percentiles are what
-# Kafka and librdkafka alone give on this machine under this load (no consumer runs in the floor). PostgreSQL runs with its defaults (fsync and synchronous_commit on)
-# plus track_commit_timestamp = on, so commit times are exact. See docs/benchmarks.md.
+# Kafka and librdkafka alone give on this machine under this load (no consumer runs in the floor).
+# See docs/benchmarks.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,7 +36,7 @@ run_seconds=${RUN_SECONDS:-15}
 warmup=${WARMUP:-3}
 connections=${CONNECTIONS:-8}
 fetch_wait_ms=${FETCH_WAIT_MS:-1}
-consumer=${CONSUMER:-1}
+consumer=${CONSUMER:-0}
 bench_init latency
 machine
 for exe in "$build/bench/outbox-bench-latency" "$build/bench/liboutbox-bench-ackhook.so"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole benchmark suite (`make bench`); docs/benchmarks.md explains every figure.
-#   bench/run.sh                      all of it (about 15 minutes on 2 cores)
+#   bench/run.sh                      all of it (about 25 minutes on 2 cores)
 #   bench/run.sh N [ROWS_PER_TXN]     only the backlog throughput for N rows (as before)
 # Environment: BUILD_DIR, REPEATS (default 3), KAFKA_PROPS; see bench/lib.sh.
 set -euo pipefail
@@ -19,5 +19,7 @@ section "throughput: 200,000-row backlog, 1 row per transaction"
 "$here/throughput.sh" 200000 1
 section "latency: steady rates"
 "$here/latency.sh" 1000:1 5000:1 20000:10
+section "latency at 5,000 events/s with the cross-checking consumer on the same cores"
+CONSUMER=1 "$here/latency.sh" 5000:1
 section "start-up"
 "$here/startup.sh"
