@@ -3,6 +3,7 @@
 // Small helpers shared by the benchmark tools: clocks, /proc readings, argument parsing.
 // Benchmark-only code: nothing here is linked into outbox-router.
 
+#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -55,6 +56,11 @@ inline bool proc_cpu(pid_t pid, double& user, double& sys) {
     user = static_cast<double>(utime) / ticks;
     sys = static_cast<double>(stime) / ticks;
     return true;
+}
+
+// A getrusage() time in seconds.
+inline double seconds_of(const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
 // user+sys CPU seconds of a live process; -1 if gone.

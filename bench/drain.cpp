@@ -38,12 +38,6 @@
 
 using namespace outbox::bench;
 
-namespace {
-
-double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
-
-}  // namespace
-
 int main(int argc, char** argv) try {
     const Args args(argc, argv);
     if (args.rest().empty()) throw std::runtime_error("no command after --");

@@ -71,8 +71,6 @@ std::vector<PooledRecord> record_pool(std::size_t value_bytes, int topics) {
     return pool;
 }
 
-double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
-
 }  // namespace
 
 int main(int argc, char** argv) try {
