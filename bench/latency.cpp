@@ -397,8 +397,10 @@ int main(int argc, char** argv) try {
         for (int r = 0; r < per_txn; ++r) {
             const Event& e = events[i * per_txn + r];
             ++measured;
-            if (consume && e.consume_us == 0) ++missing;
-            else if (consume) to_consume.us.push_back(e.consume_us - commit);
+            if (consume) {
+                if (e.consume_us == 0) ++missing;
+                else to_consume.us.push_back(e.consume_us - commit);
+            }
             if (e.ack_us != 0) {
                 to_ack.us.push_back(e.ack_us - commit);
                 if (e.timestamp_ms > 0) ts_to_ack.us.push_back(e.ack_us - e.timestamp_ms * 1000);
