@@ -585,6 +585,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                       read_kafka(e, config.kafka);
                   }},
                  {"shutdown.timeout.ms", [&](const Entry& e) { config.shutdown_timeout_ms = integer_at_least(e, 1); }},
+                 {"caught.up.lag.ms", [&](const Entry& e) { config.caught_up_lag_ms = integer_at_least(e, 0); }},
                  {"max.inflight.messages", [&](const Entry& e) { config.max_inflight_messages = integer_at_least(e, 1); }},
                  {"max.inflight.bytes", [&](const Entry& e) { config.max_inflight_bytes = integer_at_least(e, 1024); }},
                  {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = error_tolerance(e); }},

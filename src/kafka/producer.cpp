@@ -138,16 +138,31 @@ rd_kafka_resp_err_t Producer::produce(const router::OutboxRecord& record, std::u
     }
 }
 
-void Producer::serve(int timeout_ms) {
+void Producer::drain_wakeup_pipe() {
     // A pipe read returns what is there up to the buffer's size: a short read found it empty, and
     // a second read() would only return EAGAIN.
     char drained[64];
     while (read(wakeup_read_fd_, drained, sizeof drained) == static_cast<ssize_t>(sizeof drained)) {
     }
+}
+
+void Producer::serve(int timeout_ms) {
+    drain_wakeup_pipe();
     serve_time_ms_.reset();
     serving_ = true;
     rd_kafka_poll(handle_.get(), timeout_ms);
     serving_ = false;
+}
+
+bool Producer::flush(int timeout_ms) {
+    drain_wakeup_pipe();
+    serve_time_ms_.reset();
+    serving_ = true;
+    // rd_kafka_flush() overrides linger.ms only while it runs: a timeout of 0 would often return
+    // before a broker thread has woken to look, and the records would wait after all.
+    const rd_kafka_resp_err_t result = rd_kafka_flush(handle_.get(), timeout_ms);
+    serving_ = false;
+    return result == RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
 // One clock read covers a serve()'s whole batch of reports (handed over within microseconds of

@@ -24,6 +24,9 @@ Metrics::Metrics()
                                    "Times the replication connection was re-established after a loss.")),
       producer_errors(registry_.counter("outbox_router_producer_errors_total",
                                         "Failed Kafka deliveries and producer error callbacks.")),
+      caught_up_flushes(registry_.counter("outbox_router_caught_up_flushes_total",
+                                          "Times the router, caught up with the server, sent its records to Kafka "
+                                          "at once instead of waiting linger.ms.")),
       received_lsn(registry_.gauge("outbox_router_received_lsn_bytes", "Newest WAL position received.")),
       confirmed_lsn(registry_.gauge("outbox_router_confirmed_lsn_bytes",
                                     "WAL position last confirmed to PostgreSQL as flushed.")),

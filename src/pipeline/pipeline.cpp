@@ -18,6 +18,7 @@ namespace {
 
 // Frames handled between two looks at Kafka's delivery reports and the status timer.
 constexpr int kFramesPerTurn = 4096;
+constexpr std::chrono::milliseconds kLingeringRecheck{5};
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
 
 // The opaque each produced record carries back in its delivery report.
@@ -227,6 +228,31 @@ void Pipeline::connect() {
               format_lsn(server) + ", lag " + std::to_string(server > confirmed ? server - confirmed : 0) + " bytes");
 }
 
+// A backlog is read faster than it is written, so the router runs out of received messages
+// often even then; the commit age tells the two apart. Both times are the server's clock.
+bool Pipeline::caught_up() const {
+    return config_.caught_up_lag_ms > 0 &&
+           newest_send_time_us_ - newest_commit_time_us_ <= 1000L * config_.caught_up_lag_ms;
+}
+
+// Caught up, a record's latency is mostly librdkafka's linger.ms: waiting for company that is
+// not coming. Behind, linger.ms fills larger batches (fewer produce requests, less CPU) while
+// adding little to latencies already longer than the lag limit. Under Kafka transactions the
+// commit sends everything, and nothing is readable before it.
+bool Pipeline::flush_due() const {
+    return records_lingering_ && !exactly_once_ && caught_up();
+}
+
+void Pipeline::send_if_caught_up() {
+    if (!flush_due()) return;
+    metrics_.caught_up_flushes.add();
+    // Long enough for the broker threads to wake up and send. Until everything is acknowledged
+    // the router flushes again every turn, at least every kLingeringRecheck: a record that
+    // waited for its topic's metadata during this flush would otherwise sit out linger.ms.
+    records_lingering_ = !producer_->flush(1);
+    act_on_deliveries();
+}
+
 bool Pipeline::saturated() const {
     return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
            static_cast<long>(inflight_bytes_) >= config_.max_inflight_bytes;
@@ -265,6 +291,7 @@ void Pipeline::stream() {
             process_frame(*frame);
             ++frames;
         }
+        if (frames < kFramesPerTurn && !saturated()) send_if_caught_up();
         if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
         if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
@@ -278,6 +305,7 @@ void Pipeline::stream() {
         auto wake_at = next_status_update_;
         if (exactly_once_ && kafka_txn_.open)
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
+        if (flush_due()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake_at - Clock::now());
         const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, status_interval_.count()));
         const int ready = poll(fds, reading ? 3 : 2, timeout);
@@ -291,6 +319,7 @@ void Pipeline::process_frame(std::span<const char> frame) {
     const auto parsed = replication::parse_server_frame(frame);
     if (const auto* data = std::get_if<replication::XLogData>(&parsed)) {
         received_lsn_ = std::max(received_lsn_, data->wal_end);
+        newest_send_time_us_ = data->send_time_us;
         metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
         // Many frames carry 0 (only a transaction's last message has a position); name the
         // newest known one in errors instead.
@@ -325,6 +354,7 @@ void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_positio
 }
 
 void Pipeline::on_begin(const pgoutput::Begin& begin) {
+    newest_commit_time_us_ = begin.commit_time_us;
     open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid};
     open_txn_ = tracker_.begin_transaction({begin.final_lsn, begin.xid, open_context_.commit_time_ms});
     // After a reconnect the server replays from the position it last persisted, which may be
@@ -430,6 +460,7 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
     throw_if_producer_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        records_lingering_ = true;
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
         metrics_.in_flight_messages.add(1);

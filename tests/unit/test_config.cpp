@@ -399,6 +399,18 @@ BOOST_AUTO_TEST_CASE(fault_tolerance_settings) {
                         "r.yaml") == "r.yaml:5: errors.tolerance: expected none or all, got \"some\"");
 }
 
+BOOST_AUTO_TEST_CASE(caught_up_lag_ms) {
+    auto lag_of = [](const std::string& line) {
+        return parse_config(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", line}), "r.yaml")
+            .caught_up_lag_ms;
+    };
+    BOOST_TEST(lag_of("") == 20);
+    BOOST_TEST(lag_of("caught.up.lag.ms: 250") == 250);
+    BOOST_TEST(lag_of("caught.up.lag.ms: 0") == 0);
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "caught.up.lag.ms: -1"}),
+                        "r.yaml") == "r.yaml:5: caught.up.lag.ms: expected a non-negative integer, got \"-1\"");
+}
+
 BOOST_AUTO_TEST_CASE(metrics_and_log_sections) {
     const Config c = parse(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k",  // 1-4
                                  "metrics:", "  listen: \"127.0.0.1:9187\"",                          // 5-6

@@ -130,6 +130,10 @@ struct Config {
     OutboxSettings outbox;
     KafkaSettings kafka;
     int shutdown_timeout_ms = 30000;
+    // While the newest transaction reached the router within this many ms of its commit, the
+    // router sends what it handed to librdkafka as soon as it has read all the server sent,
+    // instead of letting it wait linger.ms for company. 0: records always wait linger.ms.
+    int caught_up_lag_ms = 20;
     // Bounds on events handed to Kafka and not yet acknowledged; when reached, the router stops
     // reading WAL (the walsender waits) but keeps serving acknowledgements and status updates.
     long max_inflight_messages = 100000;

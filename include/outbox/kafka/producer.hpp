@@ -71,6 +71,10 @@ public:
 
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
     void serve(int timeout_ms);
+    // Sends every queued record now, whatever linger.ms says, and serves reports until all are
+    // acknowledged (returns true) or `timeout_ms` passes. A record whose topic's partitions are
+    // still unknown (its first record) is not queued for a partition yet, so not sent either.
+    bool flush(int timeout_ms);
     int wakeup_fd() const { return wakeup_read_fd_; }
 
     // Messages not yet acknowledged or failed.
@@ -96,6 +100,7 @@ public:
 private:
     rd_kafka_topic_t* topic_handle(std::string_view topic);
     std::int64_t report_time_ms();
+    void drain_wakeup_pipe();
     static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
     static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque);
     static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);

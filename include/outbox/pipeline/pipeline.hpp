@@ -52,6 +52,9 @@ private:
     void serve_kafka(int timeout_ms);
     void act_on_deliveries();
     bool saturated() const;
+    bool caught_up() const;
+    bool flush_due() const;
+    void send_if_caught_up();
     void process_frame(std::span<const char> frame);
     void process_message(const pgoutput::Message& message, Lsn wal_position);
     void on_begin(const pgoutput::Begin& begin);
@@ -122,6 +125,11 @@ private:
     router::TransactionContext open_context_;
 
     Lsn received_lsn_ = 0;
+    // Server clock, PostgreSQL epoch: the newest BEGIN's commit time, and when the server sent the
+    // newest message. Their difference says whether the router is caught up or reading a backlog.
+    std::int64_t newest_commit_time_us_ = 0;
+    std::int64_t newest_send_time_us_ = 0;
+    bool records_lingering_ = false;  // produced and not yet flushed through to acknowledgement
     Lsn last_sent_flush_ = 0;
     Clock::time_point next_status_update_{};
     std::size_t inflight_bytes_ = 0;
