@@ -22,6 +22,11 @@
 #     16 KiB socket read of rows, the way the router hands them over).
 #  5. Medians: rate = ROWS / wall; ratio = router rate / floor rate; CPU per event = router
 #     user+sys (all threads, /proc) / ROWS; peak RSS = VmHWM.
+#
+# PARTITIONS per topic (default 4, the mock cluster's default for auto-created topics; Kafka's own
+# num.partitions default is 1). librdkafka 2.0.2 sends one produce request per partition, so its
+# CPU per event grows with the partitions a linger interval's records are spread over
+# (docs/benchmarks.md, "Fifth round").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +45,9 @@ echo "writing $rows rows, $per_txn per transaction..."
 backlog "$rows" "$per_txn"
 echo "backlog: $rows rows in $(((rows + per_txn - 1) / per_txn)) transactions, average payload $payload_bytes bytes, WAL end $end_lsn"
 
+partitions=${PARTITIONS:-4}
+topics=()
+for ((t = 0; t < 10; t++)); do topics+=("outbox.event.Aggregate$t:$partitions"); done
 : >"$out/floor.runs"
 : >"$out/router.runs"
 for slot in "${slots[@]}"; do
@@ -51,7 +59,7 @@ for slot in "${slots[@]}"; do
       echo "  floor  $slot: $result (background before: $quiet cores)"
       ;;
     router_*)
-      kafka_start
+      kafka_start "${topics[@]}"
       router_config "$out/$slot.yaml" "$slot"
       result=$(router_run "$slot" "$out/$slot.log" "$out/$slot.yaml")
       kafka_stop
@@ -71,7 +79,7 @@ sink_rate=$(calc "$rows / $(med streaming_s router)" | xargs printf '%.0f')
 for ((i = 1; i <= repeats; i++)); do
   for mode in unpaced paced; do
     quiet=$(wait_quiet)
-    kafka_start
+    kafka_start "${topics[@]}"
     rate_arg=0
     [ "$mode" = paced ] && rate_arg=$sink_rate
     result=$("$build/bench/outbox-bench-produce" --bootstrap "$kafka_addr" --rows "$rows" --rate "$rate_arg" --chunk 50 \
@@ -85,7 +93,8 @@ sink_us() { calc "1000000 * $(med cpu_s "sink_$1") / $rows"; }
 floor_rate=$(calc "$rows / $floor_s")
 router_rate=$(calc "$rows / $router_s")
 echo
-printf 'rows=%d rows_per_txn=%d payload_bytes=%d repeats=%d (medians; every run above)\n' "$rows" "$per_txn" "$payload_bytes" "$repeats"
+printf 'rows=%d rows_per_txn=%d payload_bytes=%d partitions_per_topic=%d repeats=%d (medians; every run above)\n' \
+  "$rows" "$per_txn" "$payload_bytes" "$partitions" "$repeats"
 printf 'pg_recvlogical (decode floor): %7.3f s %8.0f rows/s   walsender CPU %.2f s\n' "$floor_s" "$floor_rate" "$(med walsender_cpu_s floor)"
 printf 'outbox-router (to Kafka ack):  %7.3f s %8.0f rows/s = %.1f%% of the floor   (%.3f s after "streaming from slot")\n' \
   "$router_s" "$router_rate" "$(calc "100 * $router_rate / $floor_rate")" "$(med streaming_s router)"
