@@ -29,7 +29,7 @@ public:
     Counter& transactions_confirmed;      // transactions whose end LSN was confirmed to PostgreSQL
     Counter& reconnects;
     Counter& producer_errors;             // failed deliveries and librdkafka error callbacks
-    Counter& caught_up_flushes;           // records sent at once, without linger.ms, while caught up
+    Counter& caught_up_flushes;           // rd_kafka_flush() calls made while caught up (linger.ms skipped)
     Gauge& received_lsn;                  // newest WAL position received
     Gauge& confirmed_lsn;                 // last position sent to PostgreSQL as flushed
     Gauge& in_flight_messages;            // handed to librdkafka, not yet acknowledged
