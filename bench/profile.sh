@@ -74,7 +74,7 @@ case $tool in
     "$router_bin" --config "$out/router.yaml" >"$out/router.log" 2>&1 &
     router_pid=$!
     until grep -q "streaming from slot" "$out/router.log"; do sleep 0.001; done
-    perf stat --per-thread -e context-switches,raw_syscalls:sys_enter,page-faults -p "$router_pid" -o "$out/counts.txt" &
+    perf stat --per-thread -e "${EVENTS:-context-switches,raw_syscalls:sys_enter,page-faults}" -p "$router_pid" -o "$out/counts.txt" &
     perf_pid=$!
     trace_pid=
     if [ -n "${TRACE:-}" ]; then  # per-call statistics; slows system calls down, which changes the batching
@@ -92,7 +92,7 @@ case $tool in
       grep -E '^ (.*\([0-9]+\)|  +[a-z_0-9]+ +[0-9]+)' "$out/trace.txt" | head -60
     fi
     echo "--- per thread, whole run (start-up included), per event = / $rows ---"
-    grep -E 'context-switches|sys_enter|page-faults' "$out/counts.txt" | awk -v rows="$rows" '
+    grep -E 'context-switches|sys_enter|page-faults|syscalls:' "$out/counts.txt" | awk -v rows="$rows" '
       {gsub(",", "", $2); printf "  %-28s %-26s %10d  %.3f/event\n", $1, $3, $2, $2 / rows}'
     ;;
   syscalls)
