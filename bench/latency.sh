@@ -24,8 +24,10 @@
 # side alone. pgbench writes the same rows at the same rate on as many connections while
 # pg_recvlogical streams them from a slot to /dev/null, and outbox-bench-produce (the router's
 # Producer class, its defaults plus KAFKA_PROPS) publishes as many records at the same rate, one
-# transaction's worth at a time, to a fresh mock cluster: its produce -> ack percentiles are what
-# Kafka and librdkafka alone give on this machine under this load (no consumer runs in the floor).
+# transaction's worth at a time, to a fresh mock cluster, sending each at once as a caught-up router
+# does (--flush 1; FLOOR_FLUSH=0 leaves them to linger.ms, like a router with caught.up.lag.ms: 0):
+# its produce -> ack percentiles are what Kafka and librdkafka alone give on this machine under this
+# load (no consumer runs in the floor).
 # See docs/benchmarks.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +73,7 @@ floor_run() {
   pgbench_pid=$!
   sleep "$warmup"
   "$build/bench/outbox-bench-produce" --bootstrap "$kafka_addr" --rows $((rate * run_seconds)) --rate "$rate" \
-    --chunk "$per_txn" --topics 1 --props "${KAFKA_PROPS:-}" >"$out/$slot.report"
+    --chunk "$per_txn" --topics 1 --props "${KAFKA_PROPS:-}" --flush "${FLOOR_FLUSH:-1}" >"$out/$slot.report"
   wait "$pgbench_pid" || { cat "$out/$slot.pgbench" >&2; exit 1; }
   kill -TERM "$recv_pid" 2>/dev/null; wait "$recv_pid" 2>/dev/null || true
   kafka_stop

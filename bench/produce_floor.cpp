@@ -5,7 +5,7 @@
 // rate, splits the router's cost into "Kafka" and "everything before Kafka".
 //
 //   outbox-bench-produce --bootstrap ADDR --rows N [--rate EVENTS_PER_S] [--chunk 50] [--topics 10]
-//                        [--value-bytes 300] [--props "name=value ..."]
+//                        [--value-bytes 300] [--props "name=value ..."] [--flush 0|1]
 //
 //   --rate   0 (default): as fast as librdkafka takes them. Otherwise records are handed over in
 //            chunks of --chunk on a fixed schedule (chunk i at start + i * chunk / rate), the way
@@ -14,6 +14,10 @@
 //            4 partitions each): 10 for the backlog's aggregate types, 1 for bench/latency.sh's topic.
 //   --props  librdkafka properties on top of the router's defaults, as KAFKA_PROPS gives them to
 //            the router (e.g. "linger.ms=10").
+//   --flush  1: after each paced chunk, send at once instead of waiting linger.ms, the way a
+//            caught-up router does (Producer::flush(1), repeated every 5 ms until everything is
+//            acknowledged; src/pipeline/pipeline.cpp, send_if_caught_up). For bench/latency.sh's
+//            floor, whose records arrive live. 0 (default): records wait linger.ms.
 //
 // Records: topic outbox.event.Aggregate<s % topics>, key agg-<s % 1000>, a JSON value of
 // --value-bytes, an id header holding a UUID, the record timestamp now: what the router makes of
@@ -81,7 +85,9 @@ int main(int argc, char** argv) try {
     const auto chunk = static_cast<std::uint64_t>(args.number("chunk", 50));
     const auto value_bytes = static_cast<std::size_t>(args.number("value-bytes", 300));
     const auto topics = static_cast<int>(args.number("topics", 10));
+    const bool flush_chunks = args.number("flush", 0) != 0;
     if (chunk == 0 || topics < 1) throw std::runtime_error("--chunk and --topics must be at least 1");
+    if (flush_chunks && rate <= 0) throw std::runtime_error("--flush 1 needs --rate (it mirrors a caught-up router)");
 
     outbox::config::KafkaSettings settings;
     std::istringstream props(args.get("props"));
@@ -114,14 +120,21 @@ int main(int argc, char** argv) try {
         if (const auto error = producer.produce(record, tag); error != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw std::runtime_error(std::string("produce: ") + rd_kafka_err2str(error));
     };
+    bool lingering = false;  // --flush: handed over and not yet all acknowledged
+    auto send_now = [&] { lingering = !producer.flush(1); };
     // Waits for reports until `done` holds or the deadline (monotonic µs) passes.
     auto serve_until = [&](auto done, std::int64_t deadline_us) {
+        constexpr std::int64_t kLingeringRecheckUs = 5'000;
         pollfd wakeup{producer.wakeup_fd(), POLLIN, 0};
         while (!done()) {
-            const std::int64_t left = deadline_us - mono_us();
+            const std::int64_t now = mono_us();
+            std::int64_t left = deadline_us - now;
             if (left <= 0) return;
+            if (lingering) left = std::min(left, kLingeringRecheckUs);
             const timespec timeout{static_cast<time_t>(left / 1'000'000), static_cast<long>(left % 1'000'000) * 1000};
-            if (ppoll(&wakeup, 1, &timeout, nullptr) > 0) producer.serve(0);
+            const int ready = ppoll(&wakeup, 1, &timeout, nullptr);
+            if (ready > 0) producer.serve(0);
+            if (ready == 0 && lingering) send_now();
         }
     };
 
@@ -142,6 +155,7 @@ int main(int argc, char** argv) try {
             producer.serve(0);
         }
         for (std::uint64_t s = first; s < std::min(rows, first + chunk); ++s) produce(s, s);
+        if (flush_chunks) send_now();
     }
     serve_until([&] { return acknowledged == rows; }, mono_us() + 120'000'000);
     const std::int64_t end = mono_us();

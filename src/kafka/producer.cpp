@@ -55,10 +55,12 @@ Producer::Producer(const config::KafkaSettings& settings, const std::string& boo
     // The Java client's partitioner (murmur2 of the key bytes), not librdkafka's CRC32 default:
     // a key keeps the partition Debezium gave it, so per-key order holds across a migration.
     if (!user_sets(settings, "partitioner")) defaults.emplace_back("partitioner", "murmur2_random");
-    // Measured (docs/benchmarks.md): 2 ms cuts median commit-to-ack latency by 40-45 % against
-    // librdkafka's 5 ms, for about 15 % more CPU while draining a backlog.
+    // A caught-up router sends at once whatever linger.ms says (caught.up.lag.ms), so linger.ms
+    // only shapes backlogs. There 10 ms used the least CPU per event (docs/benchmarks.md, "Sixth
+    // round"): a quarter less than 2 ms, while 20 ms was no better and made librdkafka's own
+    // per-record work costlier.
     if (!user_sets(settings, "linger.ms") && !user_sets(settings, "queue.buffering.max.ms"))
-        defaults.emplace_back("linger.ms", "2");
+        defaults.emplace_back("linger.ms", "10");
     defaults.insert(defaults.end(), overrides.begin(), overrides.end());
     ConfPtr conf = client_conf(settings, bootstrap_servers, defaults);
     if (!user_sets(settings, "bootstrap.servers") && bootstrap_servers.empty())
