@@ -2,6 +2,9 @@
 // own, so the router's CPU and memory figures do not include the broker's work.
 //
 //   outbox-bench-kafka [BROKERS] [TOPIC[:PARTITIONS]]...
+//   env KAFKA_RTT_MS: every broker delays each response by this many milliseconds (the mock
+//   cluster's rd_kafka_mock_broker_set_rtt), to stand for a broker across a network, whose acks=all
+//   round trip includes its replicas; default 0 (loopback only).
 //
 // Prints the bootstrap servers on the first line, then serves until SIGTERM/SIGINT. Topics named
 // on the command line are created up front (default 4 partitions, the mock cluster's default for
@@ -51,6 +54,11 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     outbox::kafka::EmbeddedCluster cluster(brokers);
+    if (const char* rtt = std::getenv("KAFKA_RTT_MS"); rtt && std::atoi(rtt) > 0 &&
+        rd_kafka_mock_broker_set_rtt(cluster.mock(), -1, std::atoi(rtt)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        std::fprintf(stderr, "outbox-bench-kafka: cannot set the brokers' round trip to %s ms\n", rtt);
+        return 1;
+    }
     for (int i = 2; i < argc; ++i) {
         std::string topic = argv[i];
         int partitions = 4;

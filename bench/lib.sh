@@ -9,6 +9,7 @@
 #   REPEATS      runs per measurement; the median is reported (default 3)
 #   KAFKA_PROPS  extra librdkafka properties for the router, "name=value name=value"
 #                (any kafka.* key passes through to librdkafka), e.g. KAFKA_PROPS="linger.ms=1"
+#   KAFKA_RTT_MS the mock brokers delay each response by this many ms (default 0: loopback only)
 #   QUIET_CORES, QUIET_WAIT  see wait_quiet below (0.25 cores, 120 s)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -239,16 +239,32 @@ bool Pipeline::caught_up() const {
 // not coming. Behind, linger.ms fills larger batches (fewer produce requests, less CPU) while
 // adding little to latencies already longer than the lag limit. Under Kafka transactions the
 // commit sends everything, and nothing is readable before it.
-bool Pipeline::flush_due() const {
+bool Pipeline::lingering_while_caught_up() const {
     return records_lingering_ && !exactly_once_ && caught_up();
+}
+
+// Like Nagle's algorithm: one flush at a time. Against a broker whose acknowledgement takes
+// longer than a loop turn, flushing every turn sent one small request per turn, and each waited
+// behind the idempotent producer's 5 requests in flight anyway (with a 5 ms round trip at 5,000
+// events/s: 5.6 times the CPU per event and a higher median; docs/benchmarks.md, "Sixth round").
+// Waiting for the previous flush's reports lets what arrives meanwhile go in one request. A
+// record that waited for its topic's metadata missed its flush and would sit out linger.ms, so
+// after twice the last round trip (at least kLingeringRecheck) the router flushes regardless.
+bool Pipeline::flush_due() const {
+    if (!lingering_while_caught_up()) return false;
+    return events_reported_ >= flushed_through_ ||
+           Clock::now() >= last_flush_ + std::max<Clock::duration>(kLingeringRecheck, 2 * flush_round_trip_);
 }
 
 void Pipeline::send_if_caught_up() {
     if (!flush_due()) return;
     metrics_.caught_up_flushes.add();
-    // Long enough for the broker threads to wake up and send. Until everything is acknowledged
-    // the router flushes again every turn, at least every kLingeringRecheck: a record that
-    // waited for its topic's metadata during this flush would otherwise sit out linger.ms.
+    last_flush_ = Clock::now();
+    // A forced flush extends the round it is in rather than starting one, or the round trip would
+    // be measured from it and come out short.
+    if (events_reported_ >= flushed_through_) flush_round_started_ = last_flush_;
+    flushed_through_ = events_handed_over_;
+    // Long enough for the broker threads to wake up and send.
     records_lingering_ = !producer_->flush(1);
     act_on_deliveries();
 }
@@ -305,7 +321,7 @@ void Pipeline::stream() {
         auto wake_at = next_status_update_;
         if (exactly_once_ && kafka_txn_.open)
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
-        if (flush_due()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
+        if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
         // of poll(0) calls (measured: 5 of every 6 poll() calls while draining a backlog).
         const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake_at - Clock::now());
@@ -463,6 +479,7 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     throw_if_producer_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         records_lingering_ = true;
+        ++events_handed_over_;
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
         metrics_.in_flight_messages.add(1);
@@ -509,6 +526,7 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     if (report.tag == kOffsetsRecordTag) return;  // its failure fails the commit, handled there
     const EventTag tag = EventTag::decode(report.tag);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
+    if (!tag.dead_letter && ++events_reported_ == flushed_through_) flush_round_trip_ = Clock::now() - flush_round_started_;
     metrics_.in_flight_messages.add(-1);
     metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {

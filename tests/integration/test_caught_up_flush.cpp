@@ -4,6 +4,9 @@
 #include <csignal>
 #include <thread>
 
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
 #include "harness.hpp"
 #include "http_get.hpp"
 
@@ -108,5 +111,45 @@ BOOST_AUTO_TEST_CASE(caught_up_lag_ms_0_leaves_every_record_to_linger_ms) {
     for (int i = 0; i < 3; ++i) sql.exec(outbox_rows_sql(i, 1, 1, "Patient"));
     BOOST_TEST(records_in("outbox.event.Patient", 3, 30s) == 3u);
     BOOST_TEST(flushes(port) == 0);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+// Against a broker slower than the rows arrive, a flush per row would send one small request per
+// row and block the loop a millisecond each time; the router waits for the previous flush's
+// reports instead, so rows that arrive meanwhile share the next flush.
+BOOST_AUTO_TEST_CASE(against_a_slow_broker_one_flush_waits_for_the_previous_ones_reports) {
+    constexpr int kRoundTripMs = 300;
+    constexpr int kRows = 40;
+    struct SlowBroker {
+        SlowBroker() { rd_kafka_mock_broker_set_rtt(kafka_cluster().mock(), -1, kRoundTripMs); }
+        ~SlowBroker() { rd_kafka_mock_broker_set_rtt(kafka_cluster().mock(), -1, 0); }
+    };
+    const auto db = create_outbox_database("slowbroker");
+    const auto port = static_cast<std::uint16_t>(free_loopback_port());
+    RouterProcess router(work_dir(), config_for(db, port, 120000));
+    BOOST_REQUIRE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
+    Sql sql(postgres().conninfo(db));
+    sql.exec(kFlushAtCommit);
+    const SlowBroker slow;
+    // The first row's flush measures the round trip.
+    sql.exec(outbox_rows_sql(0, 1, 1, "Slow"));
+    BOOST_REQUIRE(wait_until([&] { return published(port, "outbox.event.Slow") == 1; }, 30s));
+    const double before = flushes(port);
+
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 1; i <= kRows; ++i) {
+        sql.exec(outbox_rows_sql(i, 1, 1, "Slow"));
+        std::this_thread::sleep_for(10ms);
+    }
+    BOOST_REQUIRE(wait_until([&] { return published(port, "outbox.event.Slow") == kRows + 1; }, 30s));
+    const auto elapsed_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    const double made = flushes(port) - before;
+    BOOST_TEST_MESSAGE(made << " flushes for " << kRows << " rows over " << elapsed_ms << " ms");
+    // One per round trip, plus the forced ones at twice the round trip; one per row before.
+    BOOST_TEST(made >= 1);
+    BOOST_TEST(made <= 2.0 * (static_cast<double>(elapsed_ms) / kRoundTripMs + 2));
+    BOOST_TEST(made < kRows / 2.0);
+    BOOST_TEST(records_in("outbox.event.Slow", kRows + 1, 30s) == static_cast<std::size_t>(kRows + 1));
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
