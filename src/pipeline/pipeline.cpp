@@ -181,6 +181,10 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
     producer_.reset();
     tracker_.discard_pending();
     inflight_bytes_ = 0;
+    // The discarded events are never reported: without this the caught-up flush would wait for
+    // them, and only ever flush when forced.
+    events_handed_over_ = events_reported_ = flushed_through_ = 0;
+    records_lingering_ = false;
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
     producer_failure_.clear();
