@@ -333,7 +333,7 @@ void Pipeline::stream() {
         const int ready = poll(fds, reading ? 3 : 2, timeout);
         if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
         kafka_ready = ready < 0 || fds[0].revents != 0;
-        if (reading && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) stream_->receive();
+        if (reading && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) stream_->receive(!caught_up());
     }
 }
 
@@ -758,7 +758,7 @@ void Pipeline::commit_kafka_transaction() {
     // Only the process whose walsender holds the slot may commit: if ours is gone (a paused
     // process whose connection timed out), a successor may already be replaying these
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
-    if (stream_) stream_->receive();
+    if (stream_) stream_->receive(!caught_up());
     const auto record = offsets_->record_for(kafka_txn_.last_end_lsn);
     const auto refused = producer_->produce(record, kOffsetsRecordTag);
     throw_if_producer_failed(refused);

@@ -9,8 +9,6 @@
 namespace outbox::replication {
 namespace {
 
-constexpr auto kMinReadInterval = std::chrono::microseconds(50);
-
 std::int64_t postgres_now_us() {
     const auto unix_us = std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -44,23 +42,20 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
 std::optional<std::span<const char>> ReplicationStream::next_frame() {
     release_buffer();
     const int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
-    if (length > 0) return std::span<const char>(buffer_, static_cast<std::size_t>(length));
+    if (length > 0) {
+        bytes_since_read_ += static_cast<std::size_t>(length);
+        return std::span<const char>(buffer_, static_cast<std::size_t>(length));
+    }
     if (length == 0) return std::nullopt;
     stream_ended();
 }
 
-void ReplicationStream::receive() {
-    // A reader that is faster than the walsender is woken for nearly every message it sends: one
-    // poll(), recv() and context switch per message on the reader's side, and a wake-up plus a
-    // small segment per message on the walsender's. Waiting out the rest of kMinReadInterval
-    // first lets a batch accumulate instead, and the walsender then writes bigger segments too.
-    // Measured on 2 cores while draining a backlog (docs/benchmarks.md, "Profile"): the router's
-    // CPU per event -30 % (1,000-row transactions) to -45 % (1-row), the walsender's CPU up to
-    // -30 %, backlog delivery 15-20 % faster. No effect once the reader is the slower side (the
-    // interval has passed by then); at most 50 us more latency for data arriving just after a read.
+void ReplicationStream::receive(bool draining_backlog) {
+    pacer_.after_read(bytes_since_read_, draining_backlog);
+    bytes_since_read_ = 0;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_read_ < kMinReadInterval) {
-        std::this_thread::sleep_for(kMinReadInterval - (now - last_read_));
+    if (now - last_read_ < pacer_.interval()) {
+        std::this_thread::sleep_for(pacer_.interval() - (now - last_read_));
         last_read_ = std::chrono::steady_clock::now();
     } else {
         last_read_ = now;

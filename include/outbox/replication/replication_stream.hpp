@@ -6,6 +6,7 @@
 #include <string>
 
 #include "outbox/replication/pg_connection.hpp"
+#include "outbox/replication/read_pacer.hpp"
 #include "outbox/util/lsn.hpp"
 
 namespace outbox::replication {
@@ -29,12 +30,13 @@ public:
     // DefiniteError when the server ends the stream with an error.
     std::optional<std::span<const char>> next_frame();
 
-    // Reads what the socket has into libpq's buffer (call when socket() is readable). Reads are
-    // paced: one starts at least 50 us after the previous one (sleeping for the rest if need be),
-    // so a server streaming a backlog of small messages is read in batches rather than with one
-    // wake-up and a few system calls per message. Adds at most 50 us to the latency of data that
-    // arrives right after a read.
-    void receive();
+    // Reads what the socket has into libpq's buffer (call when socket() is readable, after
+    // next_frame() has returned every frame of the previous read). Reads are paced by ReadPacer:
+    // one starts at least its interval after the previous one (sleeping for the rest if need be),
+    // so a server streaming many small messages is read in batches rather than with one wake-up
+    // and a few system calls per message. Caught up (`draining_backlog` false) that adds at most
+    // 50 us to the latency of data arriving right after a read.
+    void receive(bool draining_backlog);
     int socket() const { return PQsocket(connection_.raw()); }
 
     void send_status_update(Lsn written, Lsn flushed, bool reply_requested);
@@ -52,6 +54,8 @@ private:
     PgConnection connection_;
     char* buffer_ = nullptr;
     std::chrono::steady_clock::time_point last_read_{};
+    ReadPacer pacer_;
+    std::size_t bytes_since_read_ = 0;  // of the frames next_frame() returned
 };
 
 }  // namespace outbox::replication
