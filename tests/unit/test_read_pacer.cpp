@@ -6,7 +6,6 @@
 #include "outbox/replication/read_pacer.hpp"
 
 using outbox::replication::ReadPacer;
-using std::chrono::microseconds;
 
 BOOST_AUTO_TEST_CASE(starts_at_the_minimum) {
     const ReadPacer pacer;
