@@ -758,7 +758,7 @@ void Pipeline::commit_kafka_transaction() {
     // Only the process whose walsender holds the slot may commit: if ours is gone (a paused
     // process whose connection timed out), a successor may already be replaying these
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
-    if (stream_) stream_->receive(!caught_up());
+    if (stream_) stream_->check_connected();
     const auto record = offsets_->record_for(kafka_txn_.last_end_lsn);
     const auto refused = producer_->produce(record, kOffsetsRecordTag);
     throw_if_producer_failed(refused);

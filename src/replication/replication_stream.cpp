@@ -1,6 +1,10 @@
 #include "outbox/replication/replication_stream.hpp"
 
+#include <poll.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "outbox/replication/walsender_frames.hpp"
@@ -62,6 +66,15 @@ void ReplicationStream::receive(bool draining_backlog) {
     }
     if (PQconsumeInput(connection_.raw()) == 0)
         throw TransientError("postgres: replication connection lost: " + connection_.last_error());
+}
+
+void ReplicationStream::check_connected() const {
+    // POLLRDHUP: the server's FIN has arrived, whatever is still queued before it.
+    pollfd connection{socket(), POLLRDHUP, 0};
+    const int ready = poll(&connection, 1, 0);
+    if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
+    if (ready > 0 && (connection.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+        throw TransientError("postgres: replication connection lost: the server closed it");
 }
 
 void ReplicationStream::stream_ended() {

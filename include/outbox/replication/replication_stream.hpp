@@ -37,6 +37,11 @@ public:
     // and a few system calls per message. Caught up (`draining_backlog` false) that adds at most
     // 50 us to the latency of data arriving right after a read.
     void receive(bool draining_backlog);
+
+    // Throws TransientError if the server has closed the connection, without reading anything:
+    // a read would return the data the server sent before closing and see the close only after
+    // it, so a backlog could hide for a long time that this walsender is gone.
+    void check_connected() const;
     int socket() const { return PQsocket(connection_.raw()); }
 
     void send_status_update(Lsn written, Lsn flushed, bool reply_requested);
