@@ -20,7 +20,7 @@ ProgressSample ProgressSample::read(const Metrics& metrics) {
     sample.received = metrics.events_received.total();
     sample.published = metrics.events_published.total();
     sample.confirmed_lsn = metrics.confirmed_lsn.value();
-    sample.lag_bytes = metrics.lag_bytes();
+    if (metrics.server_wal_lsn.value() != 0) sample.lag_bytes = metrics.lag_bytes();
     sample.in_flight_messages = metrics.in_flight_messages.value();
     sample.in_flight_bytes = metrics.in_flight_bytes.value();
     sample.streaming = metrics.health.streaming();
@@ -32,8 +32,8 @@ std::string progress_line(const ProgressSample& before, const ProgressSample& no
     std::string line = "progress: " + std::to_string(now.received) + " events received (" +
                        rate(before.received, now.received, seconds) + "), " + std::to_string(now.published) +
                        " published (" + rate(before.published, now.published, seconds) + "), confirmed " +
-                       format_lsn(static_cast<Lsn>(now.confirmed_lsn)) + ", lag " + std::to_string(now.lag_bytes) +
-                       " bytes, " + std::to_string(now.in_flight_messages) + " in flight (" +
+                       format_lsn(static_cast<Lsn>(now.confirmed_lsn)) + ", lag " +
+                       (now.lag_bytes ? std::to_string(*now.lag_bytes) + " bytes" : std::string("unknown")) + ", " + std::to_string(now.in_flight_messages) + " in flight (" +
                        std::to_string(now.in_flight_bytes) + " bytes)";
     if (!now.streaming) line += ", not streaming";
     return line;

@@ -244,6 +244,8 @@ BOOST_AUTO_TEST_CASE(progress_line_reports_rates_positions_and_in_flight) {
                "11 in flight (2048 bytes)");
     now.streaming = false;
     BOOST_TEST(progress_line(before, now).ends_with(", not streaming"));
+    now.lag_bytes.reset();
+    BOOST_TEST(progress_line(before, now).find("confirmed 0/1A2B3C, lag unknown, 11 in flight") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(progress_sample_reads_the_metrics) {
@@ -261,8 +263,11 @@ BOOST_AUTO_TEST_CASE(progress_sample_reads_the_metrics) {
     BOOST_TEST(sample.in_flight_messages == 1);
     BOOST_TEST(sample.in_flight_bytes == 120);
     BOOST_TEST(sample.confirmed_lsn == 500);
-    BOOST_TEST(sample.lag_bytes == 300);
+    BOOST_TEST(sample.lag_bytes.value_or(-1) == 300);
     BOOST_TEST(!sample.streaming);
+    // Without a slot monitor nobody reads the server's position: the lag is unknown, not 0.
+    metrics.server_wal_lsn.set(0);
+    BOOST_TEST(!ProgressSample::read(metrics).lag_bytes.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(side_connection_bounds_its_waits_without_overriding_the_operator) {

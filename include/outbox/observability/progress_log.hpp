@@ -16,7 +16,7 @@ struct ProgressSample {
     std::uint64_t received = 0;
     std::uint64_t published = 0;
     std::int64_t confirmed_lsn = 0;
-    std::int64_t lag_bytes = 0;
+    std::optional<std::int64_t> lag_bytes;  // nullopt: the server's position is unknown (no slot monitor)
     std::int64_t in_flight_messages = 0;
     std::int64_t in_flight_bytes = 0;
     bool streaming = false;
@@ -25,7 +25,8 @@ struct ProgressSample {
 };
 
 // "progress: 1200 events received (40.0/s), 1198 published (39.9/s), confirmed 0/1A2B3C,
-// lag 4096 bytes, 2 in flight (310 bytes)", rates over the time between the two samples.
+// lag 4096 bytes, 2 in flight (310 bytes)", rates over the time between the two samples. The lag
+// needs the server's WAL position, which only the slot monitor reads: without it, "lag unknown".
 std::string progress_line(const ProgressSample& before, const ProgressSample& now);
 
 // Logs a progress line at info level every `interval`, from the metrics alone.
