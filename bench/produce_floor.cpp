@@ -5,11 +5,14 @@
 // rate, splits the router's cost into "Kafka" and "everything before Kafka".
 //
 //   outbox-bench-produce --bootstrap ADDR --rows N [--rate EVENTS_PER_S] [--chunk 50] [--topics 10]
-//                        [--value-bytes 300] [--props "name=value ..."] [--flush 0|1]
+//                        [--value-bytes 300] [--props "name=value ..."] [--flush 0|1] [--handover N]
 //
 //   --rate   0 (default): as fast as librdkafka takes them. Otherwise records are handed over in
 //            chunks of --chunk on a fixed schedule (chunk i at start + i * chunk / rate), the way
 //            the router hands over the rows of each socket read (16 KiB, ~50 backlog rows).
+//   --handover  with --rate: records arrive chunk by chunk as above, but are handed to librdkafka
+//            only once N of them have arrived (a multiple of --chunk; default --chunk). Shows what
+//            grouping the hand-over would save librdkafka (docs/benchmarks.md, "Eighth round").
 //   --topics the records go round-robin to this many topics (auto-created by the mock cluster with
 //            4 partitions each): 10 for the backlog's aggregate types, 1 for bench/latency.sh's topic.
 //   --props  librdkafka properties on top of the router's defaults, as KAFKA_PROPS gives them to
@@ -86,7 +89,10 @@ int main(int argc, char** argv) try {
     const auto value_bytes = static_cast<std::size_t>(args.number("value-bytes", 300));
     const auto topics = static_cast<int>(args.number("topics", 10));
     const bool flush_chunks = args.number("flush", 0) != 0;
+    const auto handover = static_cast<std::uint64_t>(args.number("handover", static_cast<double>(chunk)));
     if (chunk == 0 || topics < 1) throw std::runtime_error("--chunk and --topics must be at least 1");
+    if (handover < chunk || handover % chunk != 0)
+        throw std::runtime_error("--handover must be a multiple of --chunk");
     if (flush_chunks && rate <= 0) throw std::runtime_error("--flush 1 needs --rate (it mirrors a caught-up router)");
 
     outbox::config::KafkaSettings settings;
@@ -147,6 +153,7 @@ int main(int argc, char** argv) try {
     rusage before{};
     getrusage(RUSAGE_SELF, &before);
     const std::int64_t start = mono_us();
+    std::uint64_t handed_over = 0;
     for (std::uint64_t first = 0; first < rows; first += chunk) {
         if (rate > 0) {
             const auto due = start + static_cast<std::int64_t>(static_cast<double>(first) * 1e6 / rate);
@@ -154,7 +161,10 @@ int main(int argc, char** argv) try {
         } else if (first % 1000 == 0) {
             producer.serve(0);
         }
-        for (std::uint64_t s = first; s < std::min(rows, first + chunk); ++s) produce(s, s);
+        const std::uint64_t arrived = std::min(rows, first + chunk);
+        if (arrived - handed_over < handover && arrived < rows) continue;
+        for (std::uint64_t s = handed_over; s < arrived; ++s) produce(s, s);
+        handed_over = arrived;
         if (flush_chunks) send_now();
     }
     serve_until([&] { return acknowledged == rows; }, mono_us() + 120'000'000);
