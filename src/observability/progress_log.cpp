@@ -29,11 +29,12 @@ ProgressSample ProgressSample::read(const Metrics& metrics) {
 
 std::string progress_line(const ProgressSample& before, const ProgressSample& now) {
     const double seconds = std::chrono::duration<double>(now.at - before.at).count();
+    const std::string lag = now.lag_bytes ? std::to_string(*now.lag_bytes) + " bytes" : "unknown";
     std::string line = "progress: " + std::to_string(now.received) + " events received (" +
                        rate(before.received, now.received, seconds) + "), " + std::to_string(now.published) +
                        " published (" + rate(before.published, now.published, seconds) + "), confirmed " +
-                       format_lsn(static_cast<Lsn>(now.confirmed_lsn)) + ", lag " +
-                       (now.lag_bytes ? std::to_string(*now.lag_bytes) + " bytes" : std::string("unknown")) + ", " + std::to_string(now.in_flight_messages) + " in flight (" +
+                       format_lsn(static_cast<Lsn>(now.confirmed_lsn)) + ", lag " + lag + ", " +
+                       std::to_string(now.in_flight_messages) + " in flight (" +
                        std::to_string(now.in_flight_bytes) + " bytes)";
     if (!now.streaming) line += ", not streaming";
     return line;
