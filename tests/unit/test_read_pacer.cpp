@@ -50,3 +50,84 @@ BOOST_AUTO_TEST_CASE(caught_up_the_wait_returns_to_the_minimum_at_once) {
     pacer.after_read(100, false);
     BOOST_TEST(pacer.interval().count() == ReadPacer::kMinInterval.count());
 }
+
+namespace {
+constexpr std::size_t kTrickle = 4 * 1024;
+constexpr std::size_t kFull = 16 * 1024;
+
+// Three reads that bring a trickle lengthen the wait 50 -> 62 -> 77 -> 96 us.
+void trickle_three_times(ReadPacer& pacer) {
+    for (unsigned i = 0; i < ReadPacer::kTrickleReadsForFloor; ++i) pacer.after_read(kTrickle, true);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_wait_at_which_reads_turn_full_after_a_trickle_becomes_the_floor) {
+    ReadPacer pacer;
+    trickle_three_times(pacer);
+    BOOST_TEST(pacer.interval().count() == 96);
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == 96);
+    for (int i = 0; i < 20; ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.interval().count() == 96);  // without the floor: back at 50 us
+}
+
+BOOST_AUTO_TEST_CASE(fewer_trickle_reads_than_needed_set_no_floor) {
+    ReadPacer pacer;
+    pacer.after_read(kTrickle, true);
+    pacer.after_read(kTrickle, true);
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == ReadPacer::kMinInterval.count());
+    BOOST_TEST(pacer.interval().count() == 57);  // 77 us * 3/4
+}
+
+BOOST_AUTO_TEST_CASE(a_silent_gap_between_bursts_sets_no_floor) {
+    ReadPacer pacer;
+    pacer.after_read(kTrickle, true);  // the tail of a burst
+    for (int i = 0; i < 6; ++i) pacer.after_read(0, true);
+    pacer.after_read(kTrickle, true);
+    pacer.after_read(kTrickle, true);  // the head of the next one
+    const auto lengthened = pacer.interval();
+    BOOST_TEST(lengthened.count() > 96);
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == ReadPacer::kMinInterval.count());
+    for (int i = 0; i < 20; ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.interval().count() == ReadPacer::kMinInterval.count());
+}
+
+BOOST_AUTO_TEST_CASE(the_floor_is_never_above_its_maximum) {
+    ReadPacer pacer;
+    for (int i = 0; i < 50; ++i) pacer.after_read(kTrickle, true);
+    BOOST_TEST(pacer.interval().count() == ReadPacer::kMaxInterval.count());
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == ReadPacer::kMaxFloor.count());
+    BOOST_TEST(pacer.interval().count() == 750);
+    for (int i = 0; i < 20; ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.interval().count() == ReadPacer::kMaxFloor.count());
+}
+
+BOOST_AUTO_TEST_CASE(the_floor_is_forgotten_by_an_eighth_every_so_many_full_reads) {
+    ReadPacer pacer;
+    trickle_three_times(pacer);
+    for (unsigned i = 1; i < ReadPacer::kForgetFloorAfter; ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == 96);
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == 84);
+    BOOST_TEST(pacer.interval().count() == 84);
+    pacer.after_read(kTrickle, true);  // one short read neither sets a floor nor restarts the count
+    for (unsigned i = 0; i < ReadPacer::kForgetFloorAfter; ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == 73);
+    for (int i = 0; i < 10 * static_cast<int>(ReadPacer::kForgetFloorAfter); ++i) pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == ReadPacer::kMinInterval.count());
+    BOOST_TEST(pacer.interval().count() == ReadPacer::kMinInterval.count());
+}
+
+BOOST_AUTO_TEST_CASE(caught_up_the_floor_is_dropped) {
+    ReadPacer pacer;
+    trickle_three_times(pacer);
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.floor().count() == 96);
+    pacer.after_read(kFull, false);
+    BOOST_TEST(pacer.floor().count() == ReadPacer::kMinInterval.count());
+    pacer.after_read(kFull, true);
+    BOOST_TEST(pacer.interval().count() == ReadPacer::kMinInterval.count());
+}
