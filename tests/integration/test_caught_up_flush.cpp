@@ -52,16 +52,27 @@ std::size_t records_in(const std::string& topic, std::size_t expected, std::chro
     return read_topic(kafka_cluster().bootstrap_servers(), topic, expected, timeout).size();
 }
 
+// A router on a database of its own, serving /readyz, and a session that commits with a flush.
+struct ReadyRouter {
+    ReadyRouter(const std::string& name, int linger_ms, const std::string& top_extra = "")
+        : db(create_outbox_database(name)),
+          port(static_cast<std::uint16_t>(free_loopback_port())),
+          router(work_dir(), config_for(db, port, linger_ms, top_extra)),
+          sql(postgres().conninfo(db)) {
+        BOOST_REQUIRE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
+        sql.exec(kFlushAtCommit);
+    }
+    std::string db;
+    std::uint16_t port;
+    RouterProcess router;
+    Sql sql;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_caught_up_router_does_not_wait_for_linger_ms) {
-    const auto db = create_outbox_database("caughtup");
-    const auto port = static_cast<std::uint16_t>(free_loopback_port());
-    RouterProcess router(work_dir(), config_for(db, port, 120000));
-    BOOST_REQUIRE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
-
-    Sql sql(postgres().conninfo(db));
-    sql.exec(kFlushAtCommit);
+    ReadyRouter ready("caughtup", 120000);
+    auto& [db, port, router, sql] = ready;
     sql.exec(outbox_rows_sql(0, 1, 1, "Prompt"));
     // librdkafka alone would hold the record for two minutes.
     BOOST_TEST(records_in("outbox.event.Prompt", 1, 30s) == 1u, router.output());
@@ -101,13 +112,8 @@ BOOST_AUTO_TEST_CASE(a_backlog_waits_for_linger_ms_and_live_rows_after_it_do_not
 }
 
 BOOST_AUTO_TEST_CASE(caught_up_lag_ms_0_leaves_every_record_to_linger_ms) {
-    const auto db = create_outbox_database("lingering");
-    const auto port = static_cast<std::uint16_t>(free_loopback_port());
-    RouterProcess router(work_dir(), config_for(db, port, 1000, "caught.up.lag.ms: 0\n"));
-    BOOST_REQUIRE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
-
-    Sql sql(postgres().conninfo(db));
-    sql.exec(kFlushAtCommit);
+    ReadyRouter ready("lingering", 1000, "caught.up.lag.ms: 0\n");
+    auto& [db, port, router, sql] = ready;
     for (int i = 0; i < 3; ++i) sql.exec(outbox_rows_sql(i, 1, 1, "Patient"));
     BOOST_TEST(records_in("outbox.event.Patient", 3, 30s) == 3u);
     BOOST_TEST(flushes(port) == 0);
@@ -124,12 +130,8 @@ BOOST_AUTO_TEST_CASE(against_a_slow_broker_one_flush_waits_for_the_previous_ones
         SlowBroker() { rd_kafka_mock_broker_set_rtt(kafka_cluster().mock(), -1, kRoundTripMs); }
         ~SlowBroker() { rd_kafka_mock_broker_set_rtt(kafka_cluster().mock(), -1, 0); }
     };
-    const auto db = create_outbox_database("slowbroker");
-    const auto port = static_cast<std::uint16_t>(free_loopback_port());
-    RouterProcess router(work_dir(), config_for(db, port, 120000));
-    BOOST_REQUIRE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, 30s));
-    Sql sql(postgres().conninfo(db));
-    sql.exec(kFlushAtCommit);
+    ReadyRouter ready("slowbroker", 120000);
+    auto& [db, port, router, sql] = ready;
     const SlowBroker slow;
     // The first row's flush measures the round trip.
     sql.exec(outbox_rows_sql(0, 1, 1, "Slow"));
