@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
+
+#include <boost/test/tree/observer.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "outbox/util/lsn.hpp"
 
@@ -19,8 +23,49 @@ kafka::EmbeddedCluster& kafka_cluster() {
     return cluster;
 }
 
+namespace {
+
+std::optional<std::string>& created_work_dir() {
+    static std::optional<std::string> dir;
+    return dir;
+}
+
+// The routers' configs and logs are what a failed test is debugged from, so they stay behind
+// then (the path is printed); after a passing program they would only pile up in /tmp. A global
+// fixture's teardown runs before the results of the whole program are summed up, so it watches
+// the assertions itself.
+class RemoveWorkDirIfPassed : public boost::unit_test::test_observer {
+public:
+    void setup() { boost::unit_test::framework::register_observer(*this); }
+    void teardown() {
+        boost::unit_test::framework::deregister_observer(*this);
+        const auto& dir = created_work_dir();
+        if (!dir) return;
+        if (failed_) {
+            BOOST_TEST_MESSAGE("router configs and logs kept in " << *dir);
+            return;
+        }
+        std::error_code ignored;
+        std::filesystem::remove_all(*dir, ignored);
+    }
+
+    void assertion_result(boost::unit_test::assertion_result result) override {
+        if (result == boost::unit_test::AR_FAILED) failed_ = true;
+    }
+    void exception_caught(const boost::execution_exception&) override { failed_ = true; }
+    void test_unit_aborted(const boost::unit_test::test_unit&) override { failed_ = true; }
+    void test_unit_timed_out(const boost::unit_test::test_unit&) override { failed_ = true; }
+
+private:
+    bool failed_ = false;
+};
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(RemoveWorkDirIfPassed);
+
 std::string work_dir() {
-    static const std::string dir = make_temp_dir("outbox-test-");
+    static const std::string dir = [] { return *(created_work_dir() = make_temp_dir("outbox-test-")); }();
     return dir;
 }
 
