@@ -323,7 +323,9 @@ void Pipeline::stream() {
         const bool reading = !saturated();
         pollfd fds[3] = {{producer_->wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
         auto wake_at = next_status_update_;
-        if (exactly_once_ && kafka_txn_.open)
+        // Only a Kafka transaction that could commit now: one waiting for a PostgreSQL commit
+        // would make an overdue deadline a busy loop.
+        if (exactly_once_ && kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0)
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
         if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
@@ -426,8 +428,9 @@ const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
 
 void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
-    if (!entry.outbox || open_txn_delivered_before_) return;
+    if (!entry.outbox) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
+    if (open_txn_delivered_before_) return;
     source_metrics_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
@@ -444,7 +447,9 @@ void Pipeline::on_update(const pgoutput::Update& update) {
 }
 
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
-    if (!router_.watches_prefix(message.prefix) || open_txn_delivered_before_) return;
+    if (!router_.watches_prefix(message.prefix)) return;
+    // A non-transactional message is a transaction of its own, ending at the message.
+    if (open_txn_ ? open_txn_delivered_before_ : message.lsn < delivered_position()) return;
     const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
     source_metrics_[source].received->add();
     if (open_txn_) {
@@ -473,6 +478,11 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
         }
         tracker_.commit_transaction(*open_txn_, message.lsn);
         open_txn_.reset();
+        // A dead letter opened a Kafka transaction, which only ends at a commit.
+        if (exactly_once_ && kafka_txn_.open) {
+            kafka_txn_.last_end_lsn = message.lsn;
+            if (kafka_transaction_due()) commit_kafka_transaction();
+        }
     }
 }
 
@@ -528,7 +538,8 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
 
 void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     if (report.tag == kOffsetsRecordTag) return;  // its failure fails the commit, handled there
-    const EventTag tag = EventTag::decode(report.tag);
+    EventTag tag = EventTag::decode(report.tag);
+    tag.txn = tracker_.issued_id(tag.txn, EventTag::kSourceShift);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
     if (!tag.dead_letter && ++events_reported_ == flushed_through_)
         flush_round_trip_ = Clock::now() - flush_round_started_;
@@ -594,7 +605,11 @@ observability::Counter& Pipeline::published_counter(std::string_view topic) {
 }
 
 void Pipeline::send_dead_letters() {
-    for (const auto& [tag, letter] : dead_letters_to_send_) {
+    // produce() may serve reports while librdkafka's queue is full, and a failed one queues a
+    // dead letter of its own: that one waits for the next round instead of landing in the list
+    // being sent (where it was skipped, or moved the letters under this loop).
+    const auto letters = std::exchange(dead_letters_to_send_, {});
+    for (const auto& [tag, letter] : letters) {
         const auto record = letter.record();
         const rd_kafka_resp_err_t refused = producer_->produce(record, tag);
         throw_if_producer_failed(refused);
@@ -604,7 +619,6 @@ void Pipeline::send_dead_letters() {
         metrics_.in_flight_messages.add(1);
         metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
     }
-    dead_letters_to_send_.clear();
 }
 
 // produce() refuses every record once the producer is in a fatal state, often before a delivery

@@ -356,3 +356,27 @@ BOOST_AUTO_TEST_CASE(fatal_producer_error_rewinds_to_the_last_committed_transact
     check_exactly_once(view);
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+// A non-transactional logical message is refused (it has no transaction to ride in); dead-lettered,
+// it opens a Kafka transaction of its own, which must commit so the slot can move past it while
+// nothing else is written.
+BOOST_AUTO_TEST_CASE(a_dead_lettered_non_transactional_message_does_not_hold_the_slot) {
+    const auto db = create_outbox_database("eosnontx");
+    const std::string topic = "eosnontx.events";
+    RouterProcess router(work_dir(), router_config(db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + topic +
+                                                               ".offsets\nerrors.tolerance: all\n"
+                                                               "errors.deadletterqueue.topic.name: eosnontx.dead\n",
+                                                   "outbox:\n  route.topic.replacement: " + topic +
+                                                       "\n  message.prefix.include.list: outbox\n"));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    Sql sql(postgres().conninfo(db));
+    const auto message_lsn = lsn_value(sql.scalar(
+        "SELECT pg_logical_emit_message(false, 'outbox', "
+        "'{\"id\": 1, \"aggregatetype\": \"A\", \"aggregateid\": \"k\", \"payload\": \"p\"}')"));
+    BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= message_lsn; }, 30s),
+               "slot confirmed " << confirmed_flush_lsn(db, db) << ", message at " << message_lsn);
+    const auto dead = read_topic(kafka_cluster().bootstrap_servers(), "eosnontx.dead", 1, 10s);
+    BOOST_TEST(dead.size() == 1u);
+    BOOST_TEST(contains(router.output(), "it is not transactional"));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}

@@ -247,3 +247,29 @@ BOOST_AUTO_TEST_CASE(many_pending_transactions_wrapping_around_while_reports_arr
     BOOST_TEST(tracker.events_in_flight() == 0u);
     BOOST_TEST(tracker.transactions_pending() == 0u);
 }
+
+// Delivery tags keep only the low 40 bits of a transaction id; after 2^40 transactions the full
+// id must still be recovered, or every report would look like one for a discarded transaction.
+BOOST_AUTO_TEST_CASE(ids_recovered_from_their_low_bits_past_the_wrap) {
+    constexpr unsigned kBits = 40;
+    constexpr std::uint64_t kMask = (std::uint64_t{1} << kBits) - 1;
+    AckTracker tracker((std::uint64_t{1} << kBits) - 2);
+    const auto before_wrap = committed(tracker, 1, 100);
+    const auto at_wrap = committed(tracker, 1, 200);
+    const auto after_wrap = committed(tracker, 1, 300);
+    BOOST_TEST((after_wrap & kMask) < (before_wrap & kMask));  // the low bits did wrap
+
+    BOOST_TEST(tracker.issued_id(after_wrap & kMask, kBits) == after_wrap);
+    BOOST_TEST(tracker.issued_id(at_wrap & kMask, kBits) == at_wrap);
+    BOOST_TEST(tracker.issued_id(before_wrap & kMask, kBits) == before_wrap);
+    tracker.event_delivered(tracker.issued_id(after_wrap & kMask, kBits));
+    tracker.event_delivered(tracker.issued_id(before_wrap & kMask, kBits));
+    tracker.event_delivered(tracker.issued_id(at_wrap & kMask, kBits));
+    BOOST_TEST(tracker.confirmed_lsn() == 300u);
+
+    // A report for a transaction discarded before the wrap is still recognised as discarded.
+    const auto old = committed(tracker, 1, 400);
+    tracker.discard_pending();
+    for (int i = 0; i < 3; ++i) committed(tracker, 0, 500 + i);
+    BOOST_TEST(tracker.discarded(tracker.issued_id(old & kMask, kBits)));
+}

@@ -19,6 +19,9 @@ class AckTracker {
 public:
     using TxnId = std::uint64_t;
 
+    // Ids count from `first_id` (a test can start them where they no longer fit in fewer bits).
+    explicit AckTracker(TxnId first_id = 0) : first_id_(first_id), next_id_(first_id) {}
+
     // What the router remembers of a transaction while its events are in flight.
     struct TxnInfo {
         Lsn commit_lsn = 0;  // of the commit record, from BEGIN
@@ -72,6 +75,14 @@ public:
 
     // Whether `txn` was forgotten by discard_pending() (its reports must be ignored).
     bool discarded(TxnId txn) const { return txn < first_id_; }
+
+    // The id of an issued transaction known only by its low `bits` bits (a delivery tag has no
+    // room for all 64), assuming fewer than 2^bits transactions began after it. Ids never wrap
+    // in practice, but their low bits do.
+    TxnId issued_id(std::uint64_t low_bits, unsigned bits) const {
+        const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+        return next_id_ - ((next_id_ - low_bits) & mask);
+    }
 
     const TxnInfo& info(TxnId txn) const;
 
