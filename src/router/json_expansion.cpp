@@ -80,14 +80,18 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
     Json document;
     try {
         document = Json::parse(text);
+        if (!document.is_object() && !document.is_array())
+            return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
+        Shaper(*this).shape(document);
+        out = document.dump();
+        return std::nullopt;
     } catch (const Json::parse_error& e) {
         return std::string("it is not valid JSON (") + e.what() + ")";
+    } catch (const Json::exception& e) {
+        // Valid JSON the parser still refuses, such as a number beyond a double's range
+        // (jsonb prints 1e400 as 401 digits): kept as text, as Debezium keeps what it cannot expand.
+        return std::string("it cannot be expanded (") + e.what() + ")";
     }
-    if (!document.is_object() && !document.is_array())
-        return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
-    Shaper(*this).shape(document);
-    out = document.dump();
-    return std::nullopt;
 }
 
 }  // namespace outbox::router

@@ -14,6 +14,8 @@ std::optional<std::string> MessageRow::parse(std::string_view content, std::stri
         document_ = nlohmann::ordered_json::parse(content);
     } catch (const nlohmann::ordered_json::parse_error& e) {
         return std::string("the content is not valid JSON (") + e.what() + ")";
+    } catch (const nlohmann::ordered_json::exception& e) {
+        return std::string("the content cannot be read (") + e.what() + ")";
     }
     if (!document_.is_object())
         return std::string("the content is a JSON ") + document_.type_name() + ", not an object of outbox fields";

@@ -199,6 +199,9 @@ BOOST_AUTO_TEST_CASE(malformed_messages_are_invalid_rows) {
     BOOST_TEST(contains(invalid_row([&] { router.route_message(message("[1]"), kTxn); }).what(),
                         "the content is a JSON array, not an object of outbox fields"));
     BOOST_TEST(contains(invalid_row([&] { router.route_message(message("\xff"), kTxn); }).what(), "not valid JSON"));
+    // Valid JSON the parser cannot hold (a number past a double's range) is a bad row, not a crash.
+    BOOST_TEST(contains(invalid_row([&] { router.route_message(message("{\"id\": 1" + std::string(400, '0') + "}"), kTxn); }).what(),
+                        "the content cannot be read"));
 
     const auto missing =
         invalid_row([&] { router.route_message(message(R"({"id": 1, "aggregateid": "k", "payload": "p"})"), kTxn); });
