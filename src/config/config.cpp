@@ -244,6 +244,8 @@ std::vector<Entry> section_entries(const Entry& section) {
     return entries_of(section.value, section.name, section.location.file);
 }
 
+bool boolean_option(const Entry& e);
+
 void read_postgres(const Entry& section, PostgresSettings& pg) {
     dispatch(section_entries(section),
              {
@@ -255,6 +257,7 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                  {"slot.name", [&](const Entry& e) { pg.slot_name = slot_name(e); }},
                  {"publication.name", [&](const Entry& e) { pg.publication_name = publication_name(e); }},
                  {"publication.autocreate.mode", [&](const Entry& e) { pg.publication_autocreate = autocreate_mode(e); }},
+                 {"publish.via.partition.root", [&](const Entry& e) { pg.publish_via_partition_root = boolean_option(e); }},
                  {"table.include.list", [&](const Entry& e) { pg.tables = table_list(e); }},
                  {"status.update.interval.ms", [&](const Entry& e) { pg.status_update_interval_ms = integer_at_least(e, 1); }},
                  {"heartbeat.interval.ms", [&](const Entry& e) { pg.heartbeat_interval_ms = integer_at_least(e, 0); }},

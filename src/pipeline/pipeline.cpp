@@ -403,6 +403,21 @@ void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
 void Pipeline::on_relation(const pgoutput::Relation& relation) {
     RelationEntry entry{router_.bind(relation), 0};
     if (entry.outbox) entry.source = source_index(entry.outbox->name().qualified());
+    // The publication follows a table through ALTER TABLE ... RENAME or SET SCHEMA; under its new
+    // name it is no longer a configured outbox table, and skipping its rows would lose them.
+    if (const auto known = relations_.find(relation.relid);
+        !entry.outbox && known != relations_.end() && known->second.outbox)
+        throw DefiniteError("postgres: outbox table " + known->second.outbox->name().qualified() + " is now called " +
+                            std::string(relation.nspname) + "." + std::string(relation.relname) +
+                            ", which is not in postgres.table.include.list; its rows since then are not confirmed. "
+                            "Put the new name in table.include.list, then restart the router");
+    // The router made this publication for its outbox tables: another table in it is most likely
+    // an outbox table added to the publication before the configuration.
+    if (!entry.outbox && config_.postgres.publication_autocreate == config::PublicationAutocreate::filtered &&
+        !relations_.contains(relation.relid))
+        log::warn("postgres: publication \"" + config_.postgres.publication_name + "\" also publishes " +
+                  std::string(relation.nspname) + "." + std::string(relation.relname) +
+                  ", which is not in postgres.table.include.list: its rows are skipped");
     relations_[relation.relid] = std::move(entry);
 }
 

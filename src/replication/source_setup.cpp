@@ -46,7 +46,7 @@ void SourceSetup::identify(SourceState& state) {
     state.identity.timeline = std::stoi(value(result, 0, 1));
     state.identity.wal_position = parse_lsn(value(result, 0, 2)).value_or(0);
     state.identity.database = value(result, 0, 3);
-    state.server_version = conn_.server_version();
+    state.server_version = server_version_ = conn_.server_version();
     if (state.identity.database.empty())
         throw DefiniteError("postgres: the connection is not a database replication connection");
 
@@ -67,9 +67,10 @@ void SourceSetup::check_wal_level() {
 }
 
 void SourceSetup::check_tables() {
+    partitioned_tables_.clear();
     for (const auto& table : config_.postgres.tables) {
         const auto result = conn_.exec(
-            "SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+            "SELECT a.attname, c.relkind FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
             "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = " +
                 conn_.quote_literal(table.schema) + " AND c.relname = " + conn_.quote_literal(table.name) +
                 " AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
@@ -78,6 +79,7 @@ void SourceSetup::check_tables() {
             fail("postgres: outbox table " + table.qualified() + " does not exist (postgres.table.include.list)");
             continue;
         }
+        if (value(result, 0, 1) == "p") check_partitioned(table.qualified());
         std::vector<std::string> columns;
         for (int row = 0; row < PQntuples(result.get()); ++row) columns.push_back(value(result, row, 0));
         const auto missing = router::missing_outbox_columns(columns, config_.outbox.for_table(table));
@@ -91,10 +93,31 @@ void SourceSetup::check_tables() {
     }
 }
 
+// A partitioned table's rows are decoded under its partitions' names unless the publication
+// publishes them via the partition root; the router only knows the configured name, so without
+// that it would skip every row of the table and still confirm past it.
+void SourceSetup::check_partitioned(const std::string& table) {
+    partitioned_tables_.push_back(table);
+    if (server_version_ < 130000) {
+        fail("postgres: outbox table " + table + " is partitioned, and PostgreSQL " +
+             std::to_string(server_version_ / 10000) + " cannot publish a partitioned table (13 and later can)");
+    } else if (config_.postgres.publish_via_partition_root == false) {
+        fail("postgres: outbox table " + table +
+             " is partitioned, so its rows would reach the router under its partitions' names and not be routed; "
+             "set postgres.publish.via.partition.root to true");
+    }
+}
+
+bool SourceSetup::publish_via_root() const {
+    return server_version_ >= 130000 && config_.postgres.publish_via_partition_root.value_or(!partitioned_tables_.empty());
+}
+
 void SourceSetup::ensure_publication(SourceState& state) {
     const auto& pg = config_.postgres;
     const std::string name = conn_.quote_literal(pg.publication_name);
-    const auto exists = conn_.exec("SELECT pubinsert FROM pg_catalog.pg_publication WHERE pubname = " + name,
+    const std::string via_root_column = server_version_ >= 130000 ? "pubviaroot" : "false";
+    const auto exists = conn_.exec("SELECT pubinsert, " + via_root_column +
+                                       " FROM pg_catalog.pg_publication WHERE pubname = " + name,
                                    "looking up publication " + pg.publication_name);
     if (PQntuples(exists.get()) == 0) {
         if (state.publication_seen)
@@ -122,15 +145,32 @@ void SourceSetup::ensure_publication(SourceState& state) {
                      "\" is missing and this role lacks CREATE on the database to create it");
             return;
         }
-        conn_.exec("CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) + " FOR TABLE " + tables,
-                   "creating publication " + pg.publication_name);
-        log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables);
+        const std::string statement = "CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) +
+                                      " FOR TABLE " + tables +
+                                      (publish_via_root() ? " WITH (publish_via_partition_root = true)" : "");
+        try {
+            conn_.exec(statement, "creating publication " + pg.publication_name);
+        } catch (const DefiniteError&) {
+            // The other router of an active/standby pair may have created it a moment ago.
+            if (PQntuples(conn_.exec("SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = " + name,
+                                     "looking up publication " + pg.publication_name)
+                              .get()) == 0)
+                throw;
+            return ensure_publication(state);
+        }
+        log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables +
+                  (publish_via_root() ? " WITH (publish_via_partition_root = true)" : ""));
         state.publication_seen = true;
         return;
     }
     state.publication_seen = true;
     if (value(exists, 0, 0) != "t")
         fail("postgres: publication \"" + pg.publication_name + "\" does not publish INSERTs (publish = 'insert' needed)");
+    if (!partitioned_tables_.empty() && value(exists, 0, 1) != "t")
+        fail("postgres: publication \"" + pg.publication_name + "\" does not publish via the partition root, so rows of " +
+             "the partitioned outbox table " + partitioned_tables_.front() +
+             " reach the router under its partitions' names and would not be routed; ALTER PUBLICATION " +
+             pg.publication_name + " SET (publish_via_partition_root = true)");
     for (const auto& table : pg.tables) {
         const auto covered = conn_.exec(
             "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = " + name + " AND schemaname = " +

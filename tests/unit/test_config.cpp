@@ -233,6 +233,14 @@ BOOST_AUTO_TEST_CASE(autocreate_mode_only_filtered_or_disabled) {
                    "only filtered and disabled are supported") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(publish_via_partition_root_is_unset_true_or_false) {
+    BOOST_TEST(!parse(minimal_with_postgres("")).postgres.publish_via_partition_root.has_value());
+    BOOST_TEST((parse(minimal_with_postgres("  publish.via.partition.root: TRUE")).postgres.publish_via_partition_root == true));
+    BOOST_TEST((parse(minimal_with_postgres("  publish.via.partition.root: false")).postgres.publish_via_partition_root == false));
+    BOOST_TEST(error_of(minimal_with_postgres("  publish.via.partition.root: yes please")) ==
+               "router.yaml:3: postgres.publish.via.partition.root: expected true or false, got \"yes please\"");
+}
+
 BOOST_AUTO_TEST_CASE(slot_name_rules) {
     const std::string rule =
         " is not a valid replication slot name (1 to 63 characters, only lowercase letters, digits and underscores)";

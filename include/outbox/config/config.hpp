@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct PostgresSettings {
     std::string slot_name = "outbox_router";
     std::string publication_name = "outbox_router";
     PublicationAutocreate publication_autocreate = PublicationAutocreate::filtered;
+    // publish.via.partition.root; unset: true when an outbox table is partitioned.
+    std::optional<bool> publish_via_partition_root;
     std::vector<TableName> tables{{"public", "outbox"}};
     int status_update_interval_ms = 1000;
     int heartbeat_interval_ms = 0;  // 0: off

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "outbox/config/config.hpp"
 #include "outbox/replication/pg_connection.hpp"
@@ -51,6 +52,8 @@ private:
     void identify(SourceState& state);
     void check_wal_level();
     void check_tables();
+    void check_partitioned(const std::string& table);
+    bool publish_via_root() const;
     void ensure_publication(SourceState& state);
     void ensure_slot(SourceState& state);
     void fail(const std::string& message);
@@ -61,6 +64,8 @@ private:
     Mode mode_;
     Reporter report_;
     bool ok_ = true;
+    int server_version_ = 0;
+    std::vector<std::string> partitioned_tables_;  // outbox tables that are partitioned (qualified)
 };
 
 }  // namespace outbox::replication
