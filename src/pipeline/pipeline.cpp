@@ -137,8 +137,11 @@ void Pipeline::run() {
             log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
             metrics_.health.set_streaming(false);
-            // Still worth telling the server what is safely delivered: fewer duplicates on restart.
+            // Still worth telling the server what is safely delivered: fewer duplicates on restart,
+            // and a restart after a schema change then begins after it rather than before it,
+            // where the settings made for the new columns could not read the old ones.
             if (stream_) {
+                if (!exactly_once_) deliver_in_flight();
                 try {
                     confirm_to_postgres();
                 } catch (const TransientError&) {
@@ -401,7 +404,14 @@ void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
 }
 
 void Pipeline::on_relation(const pgoutput::Relation& relation) {
-    RelationEntry entry{router_.bind(relation), 0};
+    RelationEntry entry;
+    try {
+        entry.outbox = router_.bind(relation);
+    } catch (const DefiniteError& e) {
+        entry.bind_error = e.what();
+        relations_[relation.relid] = std::move(entry);
+        return;
+    }
     if (entry.outbox) entry.source = source_index(entry.outbox->name().qualified());
     // The publication follows a table through ALTER TABLE ... RENAME or SET SCHEMA; under its new
     // name it is no longer a configured outbox table, and skipping its rows would lose them.
@@ -443,9 +453,10 @@ const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
 
 void Pipeline::on_insert(const pgoutput::Insert& insert) {
     const auto& entry = relation(insert.relid);
-    if (!entry.outbox) return;
+    if (!entry.outbox && !entry.bind_error) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
     if (open_txn_delivered_before_) return;
+    if (entry.bind_error) throw DefiniteError(*entry.bind_error);
     source_metrics_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
@@ -672,20 +683,26 @@ void Pipeline::confirm_to_postgres() {
     next_status_update_ = Clock::now() + status_interval_;
 }
 
-void Pipeline::drain_and_stop() {
+// Waits up to shutdown.timeout.ms for Kafka to acknowledge what is in flight; false when it
+// failed first.
+bool Pipeline::deliver_in_flight() {
     log::info("stopping: waiting up to " + std::to_string(config_.shutdown_timeout_ms) + " ms for " +
               std::to_string(tracker_.events_in_flight()) + " events in flight");
     const auto deadline = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-    bool delivered = true;
     try {
         while (tracker_.events_in_flight() > 0 && Clock::now() < deadline) {
             metrics_.health.mark_progress();
             serve_kafka(50);
         }
     } catch (const std::exception& e) {
-        delivered = false;
         log::warn(std::string("stopping without waiting for the rest: ") + e.what());
+        return false;
     }
+    return true;
+}
+
+void Pipeline::drain_and_stop() {
+    bool delivered = deliver_in_flight();
     if (exactly_once_ && producer_ && kafka_txn_.open) {
         try {
             // A Kafka transaction ends only at a PostgreSQL commit: a half-received one is dropped

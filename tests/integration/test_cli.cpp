@@ -169,3 +169,29 @@ BOOST_AUTO_TEST_CASE(outbox_table_renamed_while_streaming_stops_the_router_witho
     BOOST_TEST(contains(line, "outbox table public.outbox is now called public.events"), line);
     BOOST_TEST(confirmed_flush_lsn(db, db) < after_commit);
 }
+
+// A column renamed while events are in flight: the router stops at the first row it cannot read,
+// but first waits for Kafka to acknowledge what it sent, so the slot is confirmed up to the
+// rename and a restart with the setting changed as the error says starts after it.
+BOOST_AUTO_TEST_CASE(after_a_column_rename_stops_the_router_the_changed_setting_carries_on) {
+    const auto db = create_outbox_database("renamecol");
+    Sql sql(postgres().conninfo(db));
+    const std::string outbox = "outbox:\n  route.topic.replacement: renamecol.events\n";
+    RouterProcess router(work_dir(), router_config(db, "", "", outbox));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    auto* mock = kafka_cluster().mock();
+    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_rtt(mock, broker, 1000);
+    sql.exec(outbox_rows_sql(0, 50, 5, "Order"));
+    sql.exec("ALTER TABLE outbox RENAME COLUMN aggregateid TO aggregate_key");
+    sql.exec("INSERT INTO outbox (id, aggregatetype, aggregate_key, type, payload) "
+             "VALUES (md5('50')::uuid, 'Order', 'key-0', 'Created', '{\"seq\": 50}')");
+    BOOST_TEST(router.wait(60s) == 1);
+    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_rtt(mock, broker, 0);
+    BOOST_TEST(contains(last_line(router.output()), "has no column \"aggregateid\""));
+
+    RouterProcess again(work_dir(), router_config(db, "", "", outbox + "  table.field.event.key: aggregate_key\n"));
+    std::set<int> expected;
+    for (int seq = 0; seq <= 50; ++seq) expected.insert(seq);
+    BOOST_TEST(sequences_in("renamecol.events", 51, 30s) == expected);
+    BOOST_TEST(again.stop(SIGTERM) == 0);
+}

@@ -43,6 +43,9 @@ private:
     struct RelationEntry {
         std::shared_ptr<const router::BoundTable> outbox;  // null: not an outbox table
         std::uint16_t source = 0;
+        // An outbox table whose columns do not fit the settings; raised only by a row that must
+        // be routed, so replayed transactions that were delivered before do not stop the router.
+        std::optional<std::string> bind_error;
     };
 
     void connect();
@@ -80,6 +83,7 @@ private:
     Lsn confirmable_lsn();
     Lsn delivered_position() const;
     void confirm_to_postgres();
+    bool deliver_in_flight();
     void drain_and_stop();
     std::uint16_t source_index(const std::string& name);
     const RelationEntry& relation(std::uint32_t relid) const;
