@@ -171,3 +171,21 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
                                     << records.size() - seen.size());
     BOOST_TEST(final_router.stop(SIGTERM) == 0);
 }
+
+// The walsender prints timestamptz in its session's time zone; the router sets UTC, so a role
+// or database in another zone does not change the record's bytes.
+BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
+    const auto db = create_outbox_database("utc");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("ALTER DATABASE " + db + " SET TimeZone = 'Asia/Tokyo'");
+    RouterProcess router(work_dir(), router_config(db, "", "",
+                                                   "outbox:\n  route.topic.replacement: utc.events\n"
+                                                   "  table.fields.additional.placement: created_at:header:createdAt\n"));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at) VALUES "
+             "(gen_random_uuid(), 'Order', 'k', 'Created', '{\"seq\": 1}', '2026-11-23 10:31:09.5+09')");
+    const auto records = read_topic(kafka_cluster().bootstrap_servers(), "utc.events", 1);
+    BOOST_REQUIRE(records.size() == 1u);
+    BOOST_TEST(records[0].header("createdAt").value() == "2026-11-23 01:31:09.5+00");
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
