@@ -185,9 +185,10 @@ void SourceSetup::ensure_publication(SourceState& state) {
 
 void SourceSetup::ensure_slot(SourceState& state) {
     const auto& slot = config_.postgres.slot_name;
-    const std::string query =
-        "SELECT plugin, slot_type, database, confirmed_flush_lsn, wal_status FROM pg_catalog.pg_replication_slots "
-        "WHERE slot_name = " + conn_.quote_literal(slot);
+    // wal_status (a slot invalidated by max_slot_wal_keep_size) exists from PostgreSQL 13 on.
+    const std::string query = std::string("SELECT plugin, slot_type, database, confirmed_flush_lsn, ") +
+                              (server_version_ >= 130000 ? "wal_status" : "NULL") +
+                              " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + conn_.quote_literal(slot);
     auto result = conn_.exec(query, "looking up replication slot " + slot);
     if (PQntuples(result.get()) == 0) {
         if (state.slot_seen)
