@@ -58,11 +58,14 @@ PgResult PgConnection::exec(const std::string& sql, std::string_view what) const
     if (PQstatus(conn_) != CONNECTION_OK)
         throw TransientError("postgres: connection lost during " + std::string(what) + ": " + last_error());
     const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
-    // 55006 object_in_use: another process streams from the slot (a standby waiting its turn);
-    // class 57: the server is shutting down or cancelled us.
-    if (sqlstate && (std::string_view(sqlstate) == "55006" || std::string_view(sqlstate).starts_with("57")))
-        throw TransientError("postgres: " + std::string(what) + ": " + last_error());
-    throw DefiniteError("postgres: " + std::string(what) + " failed: " + last_error());
+    throw_statement_error(what, sqlstate ? sqlstate : "", last_error());
+}
+
+void throw_statement_error(std::string_view what, std::string_view sqlstate, const std::string& message) {
+    // 55006 object_in_use: another process streams from the slot (a standby waiting its turn).
+    if (sqlstate == "55006" || sqlstate.starts_with("57"))
+        throw TransientError("postgres: " + std::string(what) + ": " + message);
+    throw DefiniteError("postgres: " + std::string(what) + " failed: " + message);
 }
 
 std::string PgConnection::quote_literal(std::string_view text) const {

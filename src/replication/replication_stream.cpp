@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "outbox/replication/backend_messages.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
 
@@ -18,6 +19,13 @@ std::int64_t postgres_now_us() {
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
     return unix_us - kPostgresEpochUnixMicros;
+}
+
+// The server ended the stream with an error: class 57 is a shutdown or a cancellation.
+[[noreturn]] void throw_stream_error(std::string_view sqlstate, const std::string& message) {
+    if (sqlstate.starts_with("57")) throw TransientError("postgres: replication stream ended: " + message);
+    throw DefiniteError("postgres: replication stream ended with an error: " + message +
+                        " (the slot was not confirmed past it; see the runbook in docs/operations.md)");
 }
 
 }  // namespace
@@ -40,13 +48,48 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
     // to (Debezium's temporal values are UTC too).
     connection_.exec("SET DateStyle = ISO", "SET DateStyle");
     connection_.exec("SET TimeZone = 'UTC'", "SET TimeZone");
-    connection_.exec("START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")",
-                     "START_REPLICATION on slot " + slot);
+    const std::string command =
+        "START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")";
+    const std::string what = "START_REPLICATION on slot " + slot;
+    if (!PQsslInUse(connection_.raw()) && !PQgssEncInUse(connection_.raw())) {
+        start_direct(command, what);
+        return;
+    }
+    connection_.exec(command, what);
     if (PQsetnonblocking(connection_.raw(), 1) != 0)
         throw TransientError("postgres: cannot switch the replication connection to non-blocking mode");
 }
 
+// libpq has finished every statement it ran, so nothing of the server's is left in its buffer:
+// from the Query on, every byte on the socket is the stream's.
+void ReplicationStream::start_direct(const std::string& command, const std::string& what) {
+    auto& socket = direct_.emplace(PQsocket(connection_.raw()));
+    socket.write(encode_query(command));
+    for (;;) {
+        socket.flush();
+        while (const auto message = socket.next_message()) {
+            switch (message->type) {
+                case 'W':  // CopyBothResponse: the stream has begun
+                    return;
+                case 'E': {
+                    const auto error = parse_server_message(message->body);
+                    throw_statement_error(what, error.sqlstate, error.text());
+                }
+                case 'N':  // NoticeResponse, ParameterStatus: nothing the router acts on
+                case 'S':
+                    break;
+                default:
+                    throw ProtocolError("postgres: " + what + " was answered with message type '" +
+                                        std::string(1, message->type) + "'");
+            }
+        }
+        socket.wait_readable();
+        socket.receive();
+    }
+}
+
 std::optional<std::span<const char>> ReplicationStream::next_frame() {
+    if (direct_) return next_direct_frame();
     release_buffer();
     const int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
     if (length > 0) {
@@ -54,7 +97,33 @@ std::optional<std::span<const char>> ReplicationStream::next_frame() {
         return std::span<const char>(buffer_, static_cast<std::size_t>(length));
     }
     if (length == 0) return std::nullopt;
-    stream_ended();
+    libpq_stream_ended();
+}
+
+std::optional<std::span<const char>> ReplicationStream::next_direct_frame() {
+    while (const auto message = direct_->next_message()) {
+        switch (message->type) {
+            case 'd':  // CopyData: one walsender frame
+                bytes_since_read_ += message->body.size();
+                return message->body;
+            case 'E': {
+                const auto error = parse_server_message(message->body);
+                throw_stream_error(error.sqlstate, error.text());
+            }
+            case 'c':  // CopyDone
+            case 'C':  // CommandComplete: a walsender stopping for a server shutdown sends only this
+            case 'Z':
+                throw TransientError("postgres: the server ended the replication stream");
+            case 'N':  // NoticeResponse, ParameterStatus, NotificationResponse: ignored, as libpq does
+            case 'S':
+            case 'A':
+                break;
+            default:
+                throw ProtocolError("postgres: message type '" + std::string(1, message->type) +
+                                    "' in the replication stream");
+        }
+    }
+    return std::nullopt;
 }
 
 void ReplicationStream::receive(bool draining_backlog) {
@@ -67,8 +136,12 @@ void ReplicationStream::receive(bool draining_backlog) {
     } else {
         last_read_ = now;
     }
-    if (PQconsumeInput(connection_.raw()) == 0)
+    if (direct_) {
+        direct_->flush();
+        direct_->receive();
+    } else if (PQconsumeInput(connection_.raw()) == 0) {
         throw TransientError("postgres: replication connection lost: " + connection_.last_error());
+    }
 }
 
 void ReplicationStream::check_connected() const {
@@ -80,34 +153,45 @@ void ReplicationStream::check_connected() const {
         throw TransientError("postgres: replication connection lost: the server closed it");
 }
 
-void ReplicationStream::stream_ended() {
+void ReplicationStream::libpq_stream_ended() {
     if (PQstatus(connection_.raw()) != CONNECTION_OK)
         throw TransientError("postgres: replication connection lost: " + connection_.last_error());
     PgResult result(PQgetResult(connection_.raw()));
     if (result && PQresultStatus(result.get()) == PGRES_FATAL_ERROR) {
         const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-        const std::string message = one_line(PQresultErrorMessage(result.get()));
-        if (sqlstate && std::string_view(sqlstate).starts_with("57"))
-            throw TransientError("postgres: replication stream ended: " + message);
-        throw DefiniteError("postgres: replication stream ended with an error: " + message +
-                            " (the slot was not confirmed past it; see the runbook in docs/operations.md)");
+        throw_stream_error(sqlstate ? sqlstate : "", one_line(PQresultErrorMessage(result.get())));
     }
     throw TransientError("postgres: the server ended the replication stream");
 }
 
 void ReplicationStream::send_status_update(Lsn written, Lsn flushed, bool reply_requested) {
     const auto frame = encode_status_update(written, flushed, flushed, postgres_now_us(), reply_requested);
+    if (direct_) {
+        direct_->write(encode_copy_data(frame));
+        return;
+    }
     if (PQputCopyData(connection_.raw(), frame.data(), static_cast<int>(frame.size())) != 1 ||
         PQflush(connection_.raw()) < 0)
         throw TransientError("postgres: cannot send status update: " + connection_.last_error());
 }
 
 void ReplicationStream::flush_output() {
+    if (direct_) {
+        direct_->flush();
+        return;
+    }
     if (PQflush(connection_.raw()) < 0)
         throw TransientError("postgres: cannot write to the replication connection: " + connection_.last_error());
 }
 
 void ReplicationStream::finish() {
+    if (direct_) {
+        // The last status update goes out with it; a peer that takes nothing for this long is
+        // not waited for (the slot is only confirmed less far).
+        direct_->write(kCopyDone);
+        direct_->flush_within(std::chrono::seconds(5));
+        return;
+    }
     release_buffer();
     PQsetnonblocking(connection_.raw(), 0);
     PQputCopyEnd(connection_.raw(), nullptr);

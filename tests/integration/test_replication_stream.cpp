@@ -4,6 +4,9 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 
+#include <functional>
+#include <memory>
+#include <regex>
 #include <variant>
 
 #include "harness.hpp"
@@ -15,9 +18,46 @@ using namespace outbox;
 using namespace outbox::test;
 using namespace std::chrono_literals;
 
-// The replication stream on its own, against a real walsender: no pipeline involved.
+// The replication stream on its own, against a real walsender: no pipeline involved. Every case
+// runs twice: on a plain connection, where the stream goes around libpq (BackendSocket), and over
+// TLS, where libpq reads it. Both must behave the same.
 
 namespace {
+
+const char* const kSslModes[] = {"disable", "require"};
+
+// The database's server with TLS turned on, once per program; plain connections still work.
+void ensure_tls() {
+    static const bool enabled = [] {
+        postgres().enable_tls();
+        return true;
+    }();
+    (void)enabled;
+}
+
+struct Source {
+    std::string db;
+    std::unique_ptr<Sql> sql;
+};
+
+Source outbox_source(const std::string& prefix) {
+    ensure_tls();
+    Source source{create_outbox_database(prefix), nullptr};
+    source.sql = std::make_unique<Sql>(postgres().conninfo(source.db));
+    source.sql->exec("CREATE PUBLICATION " + source.db + " FOR TABLE outbox");
+    source.sql->exec("SELECT pg_create_logical_replication_slot('" + source.db + "', 'pgoutput')");
+    return source;
+}
+
+std::unique_ptr<replication::ReplicationStream> open_stream(const std::string& db, const std::string& slot,
+                                                            const std::string& sslmode) {
+    replication::PgConnection connection(postgres().conninfo(db) + " sslmode=" + sslmode,
+                                         replication::PgConnection::Mode::logical_replication);
+    const int server_version = connection.server_version();
+    auto stream = std::make_unique<replication::ReplicationStream>(std::move(connection));
+    stream->start(slot, db, server_version);
+    return stream;
+}
 
 bool reports_closed(const replication::ReplicationStream& stream) {
     try {
@@ -28,52 +68,137 @@ bool reports_closed(const replication::ReplicationStream& stream) {
     }
 }
 
+// Reads frames until `done` says so (given each pgoutput message) or the stream ends with the
+// error it throws; waits at most 10 s for data.
+void read_stream(replication::ReplicationStream& stream, const std::function<bool(std::span<const char>)>& done) {
+    pollfd socket{stream.socket(), POLLIN, 0};
+    for (;;) {
+        while (const auto frame = stream.next_frame()) {
+            const auto parsed = replication::parse_server_frame(*frame);
+            if (const auto* data = std::get_if<replication::XLogData>(&parsed); data && done(data->payload)) return;
+        }
+        BOOST_REQUIRE_MESSAGE(poll(&socket, 1, 10000) == 1, "no data from the walsender for 10 s");
+        stream.receive(false);
+    }
+}
+
+template <typename Error>
+std::string error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string without_pids(const std::string& text) { return std::regex_replace(text, std::regex("PID [0-9]+"), "PID n"); }
+
 }  // namespace
 
 // The exactly-once commit asks whether this process still holds the slot. With a backlog queued
 // on the socket, reading would return that backlog and reach the close only after it.
 BOOST_AUTO_TEST_CASE(a_close_is_seen_behind_unread_data_and_the_data_stays_readable) {
-    const auto db = create_outbox_database("stream");
-    Sql sql(postgres().conninfo(db));
-    sql.exec("CREATE PUBLICATION " + db + " FOR TABLE outbox");
-    sql.exec("SELECT pg_create_logical_replication_slot('" + db + "', 'pgoutput')");
-    replication::PgConnection connection(postgres().conninfo(db), replication::PgConnection::Mode::logical_replication);
-    const int server_version = connection.server_version();
-    replication::ReplicationStream stream(std::move(connection));
-    stream.start(db, db, server_version);
-    BOOST_TEST(!reports_closed(stream));
+    for (const std::string sslmode : kSslModes) {
+        BOOST_TEST_CONTEXT("sslmode=" << sslmode) {
+            const auto source = outbox_source("stream");
+            auto stream = open_stream(source.db, source.db, sslmode);
+            BOOST_TEST(!reports_closed(*stream));
 
-    constexpr int kRows = 10;
-    sql.exec(outbox_rows_sql(0, kRows, 3));
-    // The transaction's messages (over 100 bytes per row) queued on the socket, unread.
-    BOOST_REQUIRE(wait_until([&] {
-        int queued = 0;
-        return ioctl(stream.socket(), FIONREAD, &queued) == 0 && queued > 100 * kRows;
-    }, 10s));
-    BOOST_TEST(!reports_closed(stream));  // data waiting is not a close
+            constexpr int kRows = 10;
+            source.sql->exec(outbox_rows_sql(0, kRows, 3));
+            // The transaction's messages (over 100 bytes per row) queued on the socket, unread.
+            BOOST_REQUIRE(wait_until([&] {
+                int queued = 0;
+                return ioctl(stream->socket(), FIONREAD, &queued) == 0 && queued > 100 * kRows;
+            }, 10s));
+            BOOST_TEST(!reports_closed(*stream));  // data waiting is not a close
 
-    sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db + "'");
-    BOOST_TEST(wait_until([&] { return reports_closed(stream); }, 10s));
+            source.sql->exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" +
+                             source.db + "'");
+            BOOST_TEST(wait_until([&] { return reports_closed(*stream); }, 10s));
 
-    // The check read nothing: every row sent before the close is still there.
-    pollfd socket{stream.socket(), POLLIN, 0};
-    int inserts = 0;
-    bool ended = false;
-    try {
-        for (;;) {
-            stream.receive(false);
-            while (const auto frame = stream.next_frame()) {
-                const auto parsed = replication::parse_server_frame(*frame);
-                if (const auto* data = std::get_if<replication::XLogData>(&parsed); data && !data->payload.empty() &&
-                                                                                   data->payload[0] == 'I')
-                    ++inserts;
-            }
-            poll(&socket, 1, 1000);
+            // The check read nothing: every row sent before the close is still there.
+            int inserts = 0;
+            const auto ended = error_of<TransientError>([&] {
+                read_stream(*stream, [&](std::span<const char> message) {
+                    if (!message.empty() && message[0] == 'I') ++inserts;
+                    return false;
+                });
+            });
+            BOOST_TEST_MESSAGE("stream ended: " << ended);
+            BOOST_TEST(ended.find("terminating connection due to administrator command") != std::string::npos);
+            BOOST_TEST(inserts == kRows);
         }
-    } catch (const TransientError& e) {
-        ended = true;
-        BOOST_TEST_MESSAGE("stream ended: " << e.what());
     }
-    BOOST_TEST(ended);
-    BOOST_TEST(inserts == kRows);
+}
+
+// Messages larger than the 16 KiB read buffer, many small ones, and which path each connection
+// took (the walsender's own view of TLS).
+BOOST_AUTO_TEST_CASE(every_message_arrives_whole_whatever_its_size) {
+    for (const std::string sslmode : kSslModes) {
+        BOOST_TEST_CONTEXT("sslmode=" << sslmode) {
+            const auto source = outbox_source("sizes");
+            auto stream = open_stream(source.db, source.db, sslmode);
+            BOOST_TEST(source.sql->scalar("SELECT ssl FROM pg_stat_ssl JOIN pg_replication_slots ON pid = active_pid "
+                                          "WHERE slot_name = '" + source.db + "'") ==
+                       (sslmode == "require" ? "t" : "f"));
+
+            constexpr int kLarge = 300000;
+            source.sql->exec(outbox_rows_sql(0, 500, 7));
+            source.sql->exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES "
+                             "(gen_random_uuid(), 'Order', 'big', 'Created', jsonb_build_object('text', repeat('x', " +
+                             std::to_string(kLarge) + ")))");
+            source.sql->exec(outbox_rows_sql(500, 1, 7));
+            int inserts = 0;
+            std::size_t largest = 0;
+            read_stream(*stream, [&](std::span<const char> message) {
+                if (message.empty() || message[0] != 'I') return false;
+                largest = std::max(largest, message.size());
+                return ++inserts == 502;
+            });
+            BOOST_TEST(inserts == 502);
+            BOOST_TEST(largest > static_cast<std::size_t>(kLarge));
+            BOOST_TEST(largest < static_cast<std::size_t>(kLarge) + 1000);
+        }
+    }
+}
+
+// The server's answer to START_REPLICATION, as exec() words it for every other statement.
+BOOST_AUTO_TEST_CASE(a_refused_start_names_the_slot_and_the_servers_reason) {
+    std::vector<std::string> missing, busy;
+    for (const std::string sslmode : kSslModes) {
+        BOOST_TEST_CONTEXT("sslmode=" << sslmode) {
+            const auto source = outbox_source("refused");
+            missing.push_back(error_of<DefiniteError>([&] { open_stream(source.db, "no_such_slot", sslmode); }));
+            BOOST_TEST(missing.back().find("START_REPLICATION on slot no_such_slot failed") != std::string::npos,
+                       missing.back());
+            BOOST_TEST(missing.back().find("replication slot \"no_such_slot\" does not exist") != std::string::npos,
+                       missing.back());
+
+            // Another process streams from the slot: retried, not fatal.
+            auto holder = open_stream(source.db, source.db, "disable");
+            busy.push_back(without_pids(error_of<TransientError>([&] { open_stream(source.db, source.db, sslmode); })));
+            BOOST_TEST(busy.back().find("is active for PID") != std::string::npos, busy.back());
+        }
+    }
+    const std::regex database_names("refused_[0-9]+");
+    BOOST_TEST(missing[0] == missing[1]);
+    BOOST_TEST(std::regex_replace(busy[0], database_names, "db") == std::regex_replace(busy[1], database_names, "db"));
+}
+
+// An error the walsender raises while streaming ends the stream for good, with its cause.
+BOOST_AUTO_TEST_CASE(a_server_error_mid_stream_is_definite_and_names_the_cause) {
+    for (const std::string sslmode : kSslModes) {
+        BOOST_TEST_CONTEXT("sslmode=" << sslmode) {
+            const auto source = outbox_source("dropped");
+            auto stream = open_stream(source.db, source.db, sslmode);
+            source.sql->exec("DROP PUBLICATION " + source.db);
+            source.sql->exec(outbox_rows_sql(0, 1, 1));
+            const auto error = error_of<DefiniteError>([&] { read_stream(*stream, [](auto) { return false; }); });
+            BOOST_TEST(error.find("replication stream ended with an error: ERROR:  publication \"" + source.db +
+                                  "\" does not exist") != std::string::npos,
+                       error);
+        }
+    }
 }

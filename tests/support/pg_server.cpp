@@ -130,6 +130,13 @@ void PgServer::set(const std::string& name, const std::string& value) {
     sql.exec("SELECT pg_reload_conf()");
 }
 
+void PgServer::enable_tls() {
+    run_as_owner("cd " + shell_quote(data_dir_) +
+                 " && openssl req -new -x509 -days 2 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.crt"
+                 " >/dev/null 2>&1 && chmod 600 server.key");
+    set("ssl", "on");
+}
+
 std::string PgServer::conninfo(const std::string& database) const {
     return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=" + database;
 }

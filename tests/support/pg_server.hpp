@@ -30,6 +30,8 @@ public:
     void start();
     // ALTER SYSTEM SET name = value, then reload the configuration.
     void set(const std::string& name, const std::string& value);
+    // Turns TLS on with a fresh self-signed certificate; clients choose it with sslmode.
+    void enable_tls();
     std::string data_dir() const { return data_dir_; }
 
 private:

@@ -13,6 +13,11 @@ struct PgResultDeleter {
 };
 using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
 
+// How a failed statement is reported (`sqlstate` may be empty): TransientError when another
+// process holds the slot (55006) or the server is shutting down or cancelled it (class 57),
+// DefiniteError otherwise.
+[[noreturn]] void throw_statement_error(std::string_view what, std::string_view sqlstate, const std::string& message);
+
 // libpq's multi-line messages ("ERROR: ...\nCONTEXT: ...") as one line for logs and exit causes.
 std::string one_line(std::string message);
 

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "outbox/replication/backend_socket.hpp"
 #include "outbox/replication/pg_connection.hpp"
 #include "outbox/replication/read_pacer.hpp"
 #include "outbox/util/lsn.hpp"
@@ -13,6 +14,10 @@ namespace outbox::replication {
 
 // The CopyBoth stream of START_REPLICATION on a replication=database connection. Reading is
 // non-blocking so one thread can also serve Kafka; the caller waits on socket().
+//
+// On an unencrypted connection the stream is read and written on the socket directly
+// (BackendSocket), without libpq's copy of every message; over TLS or GSSAPI encryption only
+// libpq can, so it does.
 class ReplicationStream {
 public:
     explicit ReplicationStream(PgConnection connection);
@@ -26,11 +31,11 @@ public:
     void start(const std::string& slot, const std::string& publication, int server_version);
 
     // The next frame already received, or nullopt when the socket must be waited on. The span
-    // stays valid until the next call. Throws TransientError when the connection is lost and
+    // stays valid until the next call of next_frame() or receive(). Throws TransientError when the connection is lost and
     // DefiniteError when the server ends the stream with an error.
     std::optional<std::span<const char>> next_frame();
 
-    // Reads what the socket has into libpq's buffer (call when socket() is readable, after
+    // Reads what the socket has into the input buffer (call when socket() is readable, after
     // next_frame() has returned every frame of the previous read). Reads are paced by ReadPacer:
     // one starts at least its interval after the previous one (sleeping for the rest if need be),
     // so a server streaming many small messages is read in batches rather than with one wake-up
@@ -46,18 +51,21 @@ public:
 
     void send_status_update(Lsn written, Lsn flushed, bool reply_requested);
 
-    // Pushes out what a non-blocking write left in libpq's buffer.
+    // Pushes out what a non-blocking write left behind.
     void flush_output();
 
     // Ends the copy cleanly (after the last status update).
     void finish();
 
 private:
-    [[noreturn]] void stream_ended();
+    [[noreturn]] void libpq_stream_ended();
+    void start_direct(const std::string& command, const std::string& what);
+    std::optional<std::span<const char>> next_direct_frame();
     void release_buffer();
 
     PgConnection connection_;
-    char* buffer_ = nullptr;
+    std::optional<BackendSocket> direct_;  // set when the stream goes around libpq
+    char* buffer_ = nullptr;               // libpq's copy of the last frame otherwise
     std::chrono::steady_clock::time_point last_read_{};
     ReadPacer pacer_;
     std::size_t bytes_since_read_ = 0;  // of the frames next_frame() returned
