@@ -1,5 +1,7 @@
 #include "outbox/observability/slot_monitor.hpp"
 
+#include <poll.h>
+
 #include <array>
 #include <utility>
 
@@ -61,6 +63,8 @@ SlotMonitor::SlotMonitor(const std::string& conninfo, std::string slot_name, Met
       metrics_(metrics),
       ticker_(interval, [this] { poll(); }) {}
 
+SlotMonitor::~SlotMonitor() { stopping_ = true; }
+
 void SlotMonitor::poll() {
     try {
         read_slot();
@@ -68,6 +72,7 @@ void SlotMonitor::poll() {
         if (std::exchange(failing_, false)) log::info("slot monitor: reading pg_replication_slots again");
     } catch (const std::exception& e) {
         connection_.reset();
+        if (stopping_) return;
         metrics_.slot_monitor_up.set(0);
         if (!std::exchange(failing_, true))
             log::warn(std::string("slot monitor: ") + e.what() + "; retrying every interval");
@@ -75,7 +80,15 @@ void SlotMonitor::poll() {
 }
 
 void SlotMonitor::read_slot() {
-    if (!connection_) connection_.emplace(conninfo_, replication::PgConnection::Mode::sql);
+    // connect_timeout bounds connecting, but nothing bounds waiting for a query's answer from a
+    // server that accepts and never replies: without this, shutdown would wait for it.
+    const auto wait = [this](int socket, bool for_write) {
+        pollfd ready{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+        while (!stopping_)
+            if (::poll(&ready, 1, 100) != 0) return true;
+        return false;
+    };
+    if (!connection_) connection_.emplace(conninfo_, replication::PgConnection::Mode::sql, wait);
     // One row whether or not the slot exists yet (the pipeline creates it on first start).
     const auto result = connection_->exec(
         "SELECT pg_current_wal_lsn(), s.restart_lsn, s.confirmed_flush_lsn, s.active "

@@ -18,6 +18,15 @@ namespace {
 
 // Frames handled between two looks at Kafka's delivery reports and the status timer.
 constexpr int kFramesPerTurn = 4096;
+
+// Waits of the replication connection before the stream (connecting, setting up, starting) end
+// at a shutdown request: SIGTERM must not wait on a server that stopped answering.
+bool wait_unless_stopping(int socket, bool for_write) {
+    pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {ShutdownSignal::fd(), POLLIN, 0}};
+    while (poll(fds, 2, -1) < 0 && errno == EINTR && !ShutdownSignal::requested()) {
+    }
+    return !ShutdownSignal::requested();
+}
 constexpr std::chrono::milliseconds kLingeringRecheck{5};
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
 
@@ -134,7 +143,8 @@ void Pipeline::run() {
             recover_from_producer_failure(e.what());
         } catch (const TransientError& e) {
             metrics_.health.set_streaming(false);
-            log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
+            if (!ShutdownSignal::requested())
+                log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
             metrics_.health.set_streaming(false);
             // Still worth telling the server what is safely delivered: fewer duplicates on restart,
@@ -208,7 +218,8 @@ void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
 }
 
 void Pipeline::connect() {
-    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication);
+    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication,
+                                         wait_unless_stopping);
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(source_);
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));

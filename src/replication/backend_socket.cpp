@@ -62,12 +62,6 @@ void BackendSocket::receive() {
     }
 }
 
-void BackendSocket::wait_readable() const {
-    pollfd socket{fd_, POLLIN, 0};
-    while (poll(&socket, 1, -1) < 0)
-        if (errno != EINTR) connection_lost(std::string("poll: ") + std::strerror(errno));
-}
-
 void BackendSocket::write(std::span<const char> bytes) {
     output_.append(bytes.data(), bytes.size());
     flush();

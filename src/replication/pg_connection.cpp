@@ -1,22 +1,58 @@
 #include "outbox/replication/pg_connection.hpp"
 
+#include <poll.h>
+
+#include <cerrno>
 #include <vector>
 
 #include "outbox/util/errors.hpp"
 
 namespace outbox::replication {
 
-PgConnection::PgConnection(const std::string& conninfo, Mode mode) {
-    std::vector<const char*> keys{"dbname", "fallback_application_name"};
-    std::vector<const char*> values{conninfo.c_str(), "outbox-router"};
-    if (mode == Mode::logical_replication) {
-        keys.push_back("replication");
-        values.push_back("database");
+namespace {
+
+// What PQconnectdbParams and PQconnectStartParams take: `conninfo` expanded (expand_dbname=1)
+// supplies every parameter but these.
+struct ConnectParameters {
+    std::vector<const char*> keys;
+    std::vector<const char*> values;
+
+    ConnectParameters(const std::string& conninfo, PgConnection::Mode mode)
+        : keys{"dbname", "fallback_application_name"}, values{conninfo.c_str(), "outbox-router"} {
+        if (mode == PgConnection::Mode::logical_replication) {
+            keys.push_back("replication");
+            values.push_back("database");
+        }
+        keys.push_back(nullptr);
+        values.push_back(nullptr);
     }
-    keys.push_back(nullptr);
-    values.push_back(nullptr);
-    // expand_dbname=1: the conninfo string supplies every other parameter.
-    conn_ = PQconnectdbParams(keys.data(), values.data(), 1);
+};
+
+}  // namespace
+
+PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : wait_(std::move(wait)) {
+    const ConnectParameters parameters(conninfo, mode);
+    if (!wait_) {
+        conn_ = PQconnectdbParams(parameters.keys.data(), parameters.values.data(), 1);
+        check_connected();
+        return;
+    }
+    conn_ = PQconnectStartParams(parameters.keys.data(), parameters.values.data(), 1);
+    if (conn_ && PQstatus(conn_) != CONNECTION_BAD) {
+        // libpq's documented loop: wait as PQconnectPoll last asked, starting as if it asked to write.
+        for (auto polling = PGRES_POLLING_WRITING; polling != PGRES_POLLING_OK && polling != PGRES_POLLING_FAILED;
+             polling = PQconnectPoll(conn_)) {
+            if (!wait_(PQsocket(conn_), polling == PGRES_POLLING_WRITING)) {
+                PQfinish(conn_);
+                conn_ = nullptr;
+                throw TransientError("postgres: stopped while connecting");
+            }
+        }
+    }
+    check_connected();
+}
+
+void PgConnection::check_connected() {
     if (!conn_) throw TransientError("postgres: out of memory while connecting");
     if (PQstatus(conn_) != CONNECTION_OK) {
         std::string error = last_error();
@@ -52,7 +88,43 @@ std::string one_line(std::string message) {
 std::string PgConnection::last_error() const { return one_line(conn_ ? PQerrorMessage(conn_) : "no connection"); }
 
 PgResult PgConnection::exec(const std::string& sql, std::string_view what) const {
-    PgResult result(PQexec(conn_, sql.c_str()));
+    if (wait_) return exec_waiting(sql, what);
+    return checked(PgResult(PQexec(conn_, sql.c_str())), what);
+}
+
+bool PgConnection::wait(int socket, bool for_write) const {
+    if (wait_) return wait_(socket, for_write);
+    pollfd ready{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+    while (poll(&ready, 1, -1) < 0)
+        if (errno != EINTR) return false;
+    return true;
+}
+
+// PQexec, with its waits made here.
+PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view what) const {
+    const auto give_up = [&] {
+        throw TransientError("postgres: stopped while waiting for " + std::string(what));
+    };
+    if (PQsetnonblocking(conn_, 1) != 0 || PQsendQuery(conn_, sql.c_str()) != 1) return checked(nullptr, what);
+    for (int unsent; (unsent = PQflush(conn_)) != 0;) {
+        if (unsent < 0) return checked(nullptr, what);
+        if (!wait_(PQsocket(conn_), true)) give_up();
+    }
+    // The last result is the statement's (a simple query of one statement gives one).
+    PgResult last;
+    for (;;) {
+        while (PQisBusy(conn_)) {
+            if (!wait_(PQsocket(conn_), false)) give_up();
+            if (PQconsumeInput(conn_) == 0) return checked(nullptr, what);
+        }
+        PgResult result(PQgetResult(conn_));
+        if (!result) break;
+        last = std::move(result);
+    }
+    return checked(std::move(last), what);
+}
+
+PgResult PgConnection::checked(PgResult result, std::string_view what) const {
     const auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_BOTH) return result;
     if (PQstatus(conn_) != CONNECTION_OK)

@@ -83,7 +83,8 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
                                         std::string(1, message->type) + "'");
             }
         }
-        socket.wait_readable();
+        if (!connection_.wait(socket.fd(), false))
+            throw TransientError("postgres: stopped while waiting for " + what);
         socket.receive();
     }
 }

@@ -1,8 +1,13 @@
 #define BOOST_TEST_MODULE postgres_outages
 #include <boost/test/unit_test.hpp>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <thread>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -29,7 +34,55 @@ void wait_streaming(RouterProcess& router, int times = 1) {
         60s));
 }
 
+// A server that accepts connections and never answers: a hung PostgreSQL, or a network that
+// drops its replies. libpq, left to itself, waits for it for ever.
+class SilentServer {
+public:
+    SilentServer() : fd_(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0)) {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        BOOST_REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        BOOST_REQUIRE(listen(fd_, 16) == 0);
+        BOOST_REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+        port_ = ntohs(address.sin_port);
+    }
+    ~SilentServer() {
+        for (const int client : clients_) close(client);
+        close(fd_);
+    }
+    int port() const { return port_; }
+    // Accepts what is waiting; returns how many connections it holds.
+    std::size_t accept_waiting() {
+        for (int client; (client = accept(fd_, nullptr, nullptr)) >= 0;) clients_.push_back(client);
+        return clients_.size();
+    }
+
+private:
+    int fd_;
+    int port_ = 0;
+    std::vector<int> clients_;
+};
+
 }  // namespace
+
+// The replication connection, the heartbeat's and the slot monitor's all wait on the server;
+// a shutdown must end those waits instead of waiting for a reply that never comes.
+BOOST_AUTO_TEST_CASE(a_server_that_never_answers_does_not_hold_up_a_shutdown) {
+    SilentServer silent;
+    auto config = router_config("silent", "  heartbeat.interval.ms: 50\n", "metrics:\n  listen: \"127.0.0.1:" +
+                                std::to_string(free_loopback_port()) + "\"\n");
+    const auto conninfo = postgres().conninfo("silent");
+    config.replace(config.find(conninfo), conninfo.size(),
+                   "host=127.0.0.1 port=" + std::to_string(silent.port()) + " user=postgres dbname=silent");
+    RouterProcess router(work_dir(), config);
+    // All three connect and then wait for the server's first reply.
+    BOOST_REQUIRE_MESSAGE(wait_until([&] { return silent.accept_waiting() >= 3; }, 30s), router.output());
+    BOOST_TEST(router.stop(SIGTERM) == 0, router.output());
+    BOOST_TEST(!contains(router.output(), "reconnecting"), router.output());
+    BOOST_TEST(!contains(router.output(), "WARN"), router.output());
+}
 
 BOOST_AUTO_TEST_CASE(walsender_terminated_mid_stream_reconnects_and_loses_nothing) {
     const auto db = create_outbox_database("terminate");

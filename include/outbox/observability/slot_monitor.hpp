@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <atomic>
 #include <string_view>
 
 #include "outbox/observability/metrics.hpp"
@@ -21,6 +22,7 @@ public:
                 std::chrono::milliseconds interval = std::chrono::seconds(5));
     SlotMonitor(const SlotMonitor&) = delete;
     SlotMonitor& operator=(const SlotMonitor&) = delete;
+    ~SlotMonitor();  // gives up a wait on the server within 100 ms
 
 private:
     void poll();
@@ -31,6 +33,7 @@ private:
     Metrics& metrics_;
     std::optional<replication::PgConnection> connection_;
     bool failing_ = false;
+    std::atomic<bool> stopping_{false};
     Ticker ticker_;  // last: its thread uses everything above
 };
 

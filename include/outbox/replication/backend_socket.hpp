@@ -33,9 +33,6 @@ public:
     // connection or the read fails.
     void receive();
 
-    // Waits until the socket is readable.
-    void wait_readable() const;
-
     // Queues `bytes` and sends what the socket takes now.
     void write(std::span<const char> bytes);
 

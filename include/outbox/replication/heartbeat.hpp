@@ -12,7 +12,8 @@ namespace outbox::replication {
 // interval, on a connection of its own and in a thread of its own so a slow or unreachable
 // database never stalls the stream. The default statement writes a transactional logical
 // decoding message, which the slot decodes as an (empty) transaction that the router confirms:
-// the slot advances even when the only WAL on the server comes from other databases.
+// the slot advances even when the only WAL on the server comes from other databases. Its waits
+// on the database end when it is destroyed, so a hung server never holds up a shutdown.
 class Heartbeat {
 public:
     Heartbeat(std::string conninfo, std::string query, std::chrono::milliseconds interval);
@@ -22,6 +23,7 @@ public:
 
 private:
     void run();
+    bool wait_for(int socket, bool for_write) const;
 
     std::string conninfo_;
     std::string query_;
@@ -29,6 +31,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
+    int stop_fd_;  // an eventfd, written once on destruction
     std::thread thread_;
 };
 

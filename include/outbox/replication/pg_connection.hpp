@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,12 +27,20 @@ class PgConnection {
 public:
     enum class Mode { sql, logical_replication };
 
+    // For a caller that must be able to give up (a process or thread told to stop): waits until
+    // the socket is readable (or writable, if `for_write`), and returns false to give up, which
+    // makes the waiting call throw TransientError. Without one, libpq waits as long as the
+    // network does: for ever, behind a server that stopped answering.
+    using Wait = std::function<bool(int socket, bool for_write)>;
+
     // Connects with `conninfo` (key/value or URI). Failure throws TransientError: the server
     // may be starting or briefly unreachable; the caller decides how long to keep trying.
-    PgConnection(const std::string& conninfo, Mode mode);
+    PgConnection(const std::string& conninfo, Mode mode, Wait wait = {});
     PgConnection(const PgConnection&) = delete;
     PgConnection& operator=(const PgConnection&) = delete;
-    PgConnection(PgConnection&& other) noexcept : conn_(other.conn_) { other.conn_ = nullptr; }
+    PgConnection(PgConnection&& other) noexcept : conn_(other.conn_), wait_(std::move(other.wait_)) {
+        other.conn_ = nullptr;
+    }
     ~PgConnection();
 
     PGconn* raw() const { return conn_; }
@@ -40,14 +49,24 @@ public:
     // Runs one statement with the simple query protocol (the only one a walsender accepts).
     // A failed statement throws DefiniteError with `what` and the server's message, or
     // TransientError if the connection itself is gone.
+    // With a Wait, every wait for the server goes through it.
     PgResult exec(const std::string& sql, std::string_view what) const;
+
+    // Waits for the socket through the connection's Wait (or for as long as it takes, without
+    // one); false: give up.
+    bool wait(int socket, bool for_write) const;
 
     std::string quote_literal(std::string_view text) const;
     std::string quote_identifier(std::string_view text) const;
     std::string last_error() const;
 
 private:
+    void check_connected();
+    PgResult exec_waiting(const std::string& sql, std::string_view what) const;
+    PgResult checked(PgResult result, std::string_view what) const;
+
     PGconn* conn_ = nullptr;
+    Wait wait_;
 };
 
 }  // namespace outbox::replication
