@@ -110,7 +110,7 @@ PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view wha
         if (unsent < 0) return checked(nullptr, what);
         if (!wait_(PQsocket(conn_), true)) give_up();
     }
-    // The last result is the statement's (a simple query of one statement gives one).
+    // The last result is the statement's (a simple query of one statement gives one, then null).
     PgResult last;
     for (;;) {
         while (PQisBusy(conn_)) {
@@ -119,7 +119,11 @@ PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view wha
         }
         PgResult result(PQgetResult(conn_));
         if (!result) break;
+        const auto status = PQresultStatus(result.get());
         last = std::move(result);
+        // As PQexec: a copy has begun (START_REPLICATION), and libpq would hand out its result
+        // again and again.
+        if (status == PGRES_COPY_BOTH || status == PGRES_COPY_IN || status == PGRES_COPY_OUT) break;
     }
     return checked(std::move(last), what);
 }

@@ -186,17 +186,24 @@ void ReplicationStream::flush_output() {
 }
 
 void ReplicationStream::finish() {
+    // The last status update goes out with the CopyDone. A peer that takes nothing for this long
+    // is not waited for: the slot is then confirmed less far, and a stop is never held up.
+    constexpr auto kLimit = std::chrono::seconds(5);
     if (direct_) {
-        // The last status update goes out with it; a peer that takes nothing for this long is
-        // not waited for (the slot is only confirmed less far).
         direct_->write(kCopyDone);
-        direct_->flush_within(std::chrono::seconds(5));
+        direct_->flush_within(kLimit);
         return;
     }
     release_buffer();
-    PQsetnonblocking(connection_.raw(), 0);
-    PQputCopyEnd(connection_.raw(), nullptr);
-    PQflush(connection_.raw());
+    const auto deadline = std::chrono::steady_clock::now() + kLimit;
+    int unsent = PQputCopyEnd(connection_.raw(), nullptr) == 1 ? PQflush(connection_.raw()) : -1;
+    for (; unsent == 1 && std::chrono::steady_clock::now() < deadline; unsent = PQflush(connection_.raw())) {
+        pollfd writable{socket(), POLLOUT, 0};
+        poll(&writable, 1, 100);
+    }
+    if (unsent != 0)
+        throw TransientError("postgres: cannot end the replication stream: " +
+                             (unsent == 1 ? "the connection took nothing for 5 s" : connection_.last_error()));
 }
 
 }  // namespace outbox::replication

@@ -189,3 +189,26 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     BOOST_TEST(records[0].header("createdAt").value() == "2026-11-23 01:31:09.5+00");
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+// Over TLS libpq reads the replication stream (on a plain connection the router reads the socket
+// itself): the same rows arrive, and a stop ends the stream and confirms everything delivered.
+BOOST_AUTO_TEST_CASE(a_router_streaming_over_tls_delivers_and_confirms_everything) {
+    postgres().enable_tls();
+    const auto db = create_outbox_database("tls");
+    Sql sql(postgres().conninfo(db));
+    auto config = router_config(db, "", "", "outbox:\n  route.topic.replacement: tls.events\n");
+    const auto conninfo = postgres().conninfo(db);
+    config.replace(config.find(conninfo), conninfo.size(), conninfo + " sslmode=require");
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_TEST(sql.scalar("SELECT ssl FROM pg_stat_ssl JOIN pg_replication_slots ON pid = active_pid "
+                          "WHERE slot_name = '" + db + "'") == "t");
+
+    for (int t = 0; t < 20; ++t) sql.exec(outbox_rows_sql(t * 50, 50, 7));
+    const auto records = read_topic(kafka_cluster().bootstrap_servers(), "tls.events", 1000);
+    BOOST_TEST(records.size() == 1000u);
+    check_per_key_order(records);
+    const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+    BOOST_TEST(confirmed_flush_lsn(db, db) >= written);
+}

@@ -54,7 +54,8 @@ public:
     // Pushes out what a non-blocking write left behind.
     void flush_output();
 
-    // Ends the copy cleanly (after the last status update).
+    // Ends the copy cleanly (after the last status update), waiting at most 5 s for the socket to
+    // take it; throws TransientError if it did not.
     void finish();
 
 private:
