@@ -37,8 +37,8 @@ BOOST_AUTO_TEST_CASE(an_impossible_length_is_a_protocol_error_naming_the_type) {
     };
     BOOST_TEST(error_for(std::string("d\0\0\0\x03", 5)) ==
                "postgres: message 'd' claims a length of 3 bytes: the stream is out of step");
-    BOOST_TEST(error_for(std::string("\x01\x40\0\0\0", 5)) ==
-               "postgres: message 0x01 claims a length of 1073741824 bytes: the stream is out of step");
+    BOOST_TEST(error_for(std::string("\x01\x80\0\0\0", 5)) ==
+               "postgres: message 0x01 claims a length of 2147483648 bytes: the stream is out of step");
 }
 
 BOOST_AUTO_TEST_CASE(an_error_response_reads_as_libpq_prints_it) {

@@ -15,9 +15,8 @@ namespace outbox::replication {
 
 constexpr std::size_t kBackendHeaderSize = 5;
 
-// libpq drops a connection whose message claims more than this (VALID_LONG_MESSAGE_TYPE allows
-// up to its 1 GB limit for data rows and CopyData); so does the router.
-constexpr std::size_t kMaxBackendMessageSize = 0x3fffffff;
+// The length is a signed int32, as libpq reads it: a longer claim means the stream is out of step.
+constexpr std::size_t kMaxBackendMessageSize = 0x7fffffff;
 
 struct BackendMessage {
     char type = 0;
