@@ -79,8 +79,8 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
                 case 'S':
                     break;
                 default:
-                    throw ProtocolError("postgres: " + what + " was answered with message type '" +
-                                        std::string(1, message->type) + "'");
+                    throw ProtocolError("postgres: " + what + " was answered with message type " +
+                                        message_type_text(message->type));
             }
         }
         if (!connection_.wait(socket.fd(), false))
@@ -120,8 +120,8 @@ std::optional<std::span<const char>> ReplicationStream::next_direct_frame() {
             case 'A':
                 break;
             default:
-                throw ProtocolError("postgres: message type '" + std::string(1, message->type) +
-                                    "' in the replication stream");
+                throw ProtocolError("postgres: message type " + message_type_text(message->type) +
+                                    " in the replication stream");
         }
     }
     return std::nullopt;

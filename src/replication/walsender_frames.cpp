@@ -1,10 +1,10 @@
 #include "outbox/replication/walsender_frames.hpp"
 
 #include <bit>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "outbox/replication/backend_messages.hpp"
 #include "outbox/util/errors.hpp"
 
 // Layouts from PostgreSQL's "Streaming Replication Protocol" docs and walsender.c
@@ -30,14 +30,7 @@ void write_be64(std::span<char> out, std::size_t offset, std::uint64_t value) {
 }
 
 [[noreturn]] void fail(std::span<const char> bytes, const char* what) {
-    const auto type = static_cast<unsigned char>(bytes[0]);
-    char type_text[8];
-    if (type >= 0x20 && type < 0x7f) {
-        std::snprintf(type_text, sizeof type_text, "'%c'", type);
-    } else {
-        std::snprintf(type_text, sizeof type_text, "0x%02X", type);
-    }
-    throw ProtocolError(std::string("walsender frame ") + type_text + " of " + std::to_string(bytes.size()) +
+    throw ProtocolError("walsender frame " + message_type_text(bytes[0]) + " of " + std::to_string(bytes.size()) +
                         " bytes: " + what);
 }
 
