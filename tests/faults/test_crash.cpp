@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_loses_nothing_and_duplicates_only_
     const std::size_t total = kTransactions * kRowsPerTransaction;
     // Duplicates count towards a record total, so wait for every distinct row first.
     sequences_in(topic, total, 300s);
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 60s);
+    const auto records = read_topic(kafka_servers(), topic, total, 60s);
 
     std::map<int, int> deliveries;  // seq -> times in Kafka
     std::map<std::string, int> last_first_delivery;  // key -> seq of its newest first delivery

@@ -51,7 +51,7 @@ std::size_t instance_of(const std::vector<InstanceEnds>& instances, bool offsets
 }
 
 InstanceEnds current_ends(const std::string& topic) {
-    const auto& servers = kafka_cluster().bootstrap_servers();
+    const auto& servers = kafka_servers();
     return {partition_end_offsets(servers, topic, 3s), partition_end_offsets(servers, topic + ".offsets", 3s)};
 }
 
@@ -124,7 +124,7 @@ std::vector<std::uint64_t> wait_until_committed(const std::string& topic, const 
     const bool all_committed = wait_until(
         [&] {
             std::fill(committed_through.begin(), committed_through.end(), 0);
-            for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), topic + ".offsets", 0, 30s)) {
+            for (const auto& r : read_topic(kafka_servers(), topic + ".offsets", 0, 30s)) {
                 auto& through = committed_through[instance_of(instances, true, r)];
                 through = std::max(through, end_lsn_of(r));
             }
@@ -163,7 +163,7 @@ CommittedView read_committed_view(const std::string& topic, const std::vector<In
                                   const std::map<int, std::uint64_t>& commit_ends, int rows_per_transaction) {
     const auto committed_through = wait_until_committed(topic, instances, commit_ends.rbegin()->second);
     const std::size_t total = commit_ends.size() * static_cast<std::size_t>(rows_per_transaction);
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 60s);
+    const auto records = read_topic(kafka_servers(), topic, total, 60s);
     return tally(
         records,
         [&](const ConsumedRecord& r) {
@@ -190,7 +190,7 @@ CommittedView read_committed_view_in_process(const std::string& router_output, c
                                              router_output.find_first_of(" \n", rewind + marker.size()) - rewind - marker.size()));
     wait_until_committed(topic, {}, commit_ends.rbegin()->second);
     const std::size_t total = commit_ends.size() * static_cast<std::size_t>(rows_per_transaction);
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 60s);
+    const auto records = read_topic(kafka_servers(), topic, total, 60s);
     const auto past_rewind = [&](const ConsumedRecord& r) {
         return commit_ends.at(seq_of(r) / rows_per_transaction) > rewound_to;
     };
@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(a_paused_instance_is_fenced_by_its_successor) {
     RouterProcess first(work_dir(), first_config);
     BOOST_REQUIRE(wait_until([&] { return contains(first.output(), "streaming from slot"); }, 60s));
     write_transactions(db, 0, 20, kRows);
-    BOOST_REQUIRE(wait_until([&] { return topic_record_count(kafka_cluster().bootstrap_servers(), topic) >= 20 * kRows; }, 60s));
+    BOOST_REQUIRE(wait_until([&] { return topic_record_count(kafka_servers(), topic) >= 20 * kRows; }, 60s));
     BOOST_REQUIRE(::kill(first.pid(), SIGSTOP) == 0);
     instances.push_back(current_ends(topic));
 
@@ -302,7 +302,7 @@ BOOST_AUTO_TEST_CASE(a_paused_instance_is_fenced_by_its_successor) {
     BOOST_TEST(contains(last_line(first.output()), "this router was fenced"));
     BOOST_TEST(view.aborted == 20u * kRows);
     check_exactly_once(view);
-    BOOST_TEST(topic_record_count(kafka_cluster().bootstrap_servers(), topic) == static_cast<long>(view.appended));
+    BOOST_TEST(topic_record_count(kafka_servers(), topic) == static_cast<long>(view.appended));
     BOOST_TEST(successor.stop(SIGTERM) == 0);
 }
 
@@ -375,7 +375,7 @@ BOOST_AUTO_TEST_CASE(a_dead_lettered_non_transactional_message_does_not_hold_the
         "'{\"id\": 1, \"aggregatetype\": \"A\", \"aggregateid\": \"k\", \"payload\": \"p\"}')"));
     BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= message_lsn; }, 30s),
                "slot confirmed " << confirmed_flush_lsn(db, db) << ", message at " << message_lsn);
-    const auto dead = read_topic(kafka_cluster().bootstrap_servers(), "eosnontx.dead", 1, 10s);
+    const auto dead = read_topic(kafka_servers(), "eosnontx.dead", 1, 10s);
     BOOST_TEST(dead.size() == 1u);
     BOOST_TEST(contains(router.output(), "it is not transactional"));
     BOOST_TEST(router.stop(SIGTERM) == 0);

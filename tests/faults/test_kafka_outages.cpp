@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(all_brokers_down_for_30_seconds_mid_stream) {
                                                    "outbox:\n  route.topic.replacement: outage.events\n"));
     BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
     for (int t = 0; t < 10; ++t) sql.exec(outbox_rows_sql(t * 100, 100, 13));
-    BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 1000).size() == 1000u);
+    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1000).size() == 1000u);
     const std::string pid_before = walsender_pid(sql, db);
     const auto before_outage = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= before_outage; }, 30s));
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(fatal_producer_error_replaces_the_producer_and_replays) {
     RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: fatal.events\n"));
     BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
     sql.exec(outbox_rows_sql(0, 100, 5));
-    BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 100).size() == 100u);
+    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 100).size() == 100u);
 
     // A sequence number the broker did not expect: idempotence is broken, which librdkafka
     // reports as a fatal error of the producer instance (rd_kafka_fatal_error).

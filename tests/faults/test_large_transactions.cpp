@@ -24,7 +24,7 @@ BOOST_AUTO_TEST_CASE(one_transaction_of_a_million_rows_with_bounded_memory) {
     const auto end = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     // The router confirms the transaction only after Kafka acknowledged all of its events.
     BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= end; }, 600s));
-    BOOST_TEST(topic_record_count(kafka_cluster().bootstrap_servers(), "huge.events") == 1'000'000);
+    BOOST_TEST(topic_record_count(kafka_servers(), "huge.events") == 1'000'000);
     const long peak_kib = peak_rss_kib(router.pid());
     BOOST_TEST_MESSAGE("1,000,000-row transaction: router peak RSS " << peak_kib / 1024 << " MiB");
 #ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's shadow memory and quarantine dwarf the router's own
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(sigterm_under_load_confirms_what_was_delivered_and_restart_
 
     // Every transaction that is wholly in Kafka is covered by the confirmed position.
     std::set<int> seen;
-    for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), "sigterm.events", 1, 10s)) seen.insert(seq_of(r));
+    for (const auto& r : read_topic(kafka_servers(), "sigterm.events", 1, 10s)) seen.insert(seq_of(r));
     int delivered_prefix = 0;
     while (delivered_prefix < kTransactions) {
         bool whole = true;

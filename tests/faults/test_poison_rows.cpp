@@ -54,9 +54,9 @@ const char* kRows =
 BOOST_AUTO_TEST_CASE(unroutable_row_goes_to_the_dead_letter_topic_with_its_origin) {
     PoisonSetup setup("dlq", "errors.tolerance: all\nerrors.deadletterqueue.topic.name: dlq.dead\n");
     setup.insert(kRows);
-    const auto good = read_topic(kafka_cluster().bootstrap_servers(), "dlq.Good", 2);
+    const auto good = read_topic(kafka_servers(), "dlq.Good", 2);
     BOOST_TEST(good.size() == 2u);
-    const auto dead = read_topic(kafka_cluster().bootstrap_servers(), "dlq.dead", 1);
+    const auto dead = read_topic(kafka_servers(), "dlq.dead", 1);
     BOOST_REQUIRE(dead.size() == 1u);
     const auto& letter = dead[0];
     BOOST_TEST(letter.key.value() == "k2");
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(unroutable_row_goes_to_the_dead_letter_topic_with_its_origi
 BOOST_AUTO_TEST_CASE(without_a_dead_letter_topic_the_row_is_skipped_and_logged) {
     PoisonSetup setup("skip", "errors.tolerance: all\n");
     setup.insert(kRows);
-    BOOST_TEST(read_topic(kafka_cluster().bootstrap_servers(), "skip.Good", 2).size() == 2u);
+    BOOST_TEST(read_topic(kafka_servers(), "skip.Good", 2).size() == 2u);
     BOOST_TEST(wait_until([&] { return contains(setup.router->output(), "skipping an event that cannot be delivered"); }, 30s));
     BOOST_TEST(setup.slot_passes_everything());
     BOOST_TEST(setup.router->stop(SIGTERM) == 0);
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(record_over_message_max_bytes_is_skipped_under_errors_toler
     const std::string big(5000, 'x');
     setup.insert("(gen_random_uuid(), 'Good', 'a', 't', '{\"seq\": 1}'), (gen_random_uuid(), 'Good', 'b', 't', '{\"seq\": 2, \"pad\": \"" +
                  big + "\"}'), (gen_random_uuid(), 'Good', 'c', 't', '{\"seq\": 3}')");
-    BOOST_TEST(read_topic(kafka_cluster().bootstrap_servers(), "size.Good", 2).size() == 2u);
+    BOOST_TEST(read_topic(kafka_servers(), "size.Good", 2).size() == 2u);
     BOOST_TEST(wait_until([&] { return contains(setup.router->output(), "Kafka refused the record"); }, 30s));
     BOOST_TEST(setup.slot_passes_everything());
     BOOST_TEST(setup.router->stop(SIGTERM) == 0);
@@ -98,8 +98,8 @@ BOOST_AUTO_TEST_CASE(topic_kafka_refuses_goes_to_the_dead_letter_topic) {
     PoisonSetup setup("refuse", "errors.tolerance: all\nerrors.deadletterqueue.topic.name: refuse.dead\n");
     setup.insert("(gen_random_uuid(), 'Good', 'a', 't', '{\"seq\": 1}'), (gen_random_uuid(), 'Denied', 'b', 't', '{\"seq\": 2}'),"
                  "(gen_random_uuid(), 'Good', 'c', 't', '{\"seq\": 3}')");
-    BOOST_TEST(read_topic(kafka_cluster().bootstrap_servers(), "refuse.Good", 2).size() == 2u);
-    const auto dead = read_topic(kafka_cluster().bootstrap_servers(), "refuse.dead", 1, 90s);
+    BOOST_TEST(read_topic(kafka_servers(), "refuse.Good", 2).size() == 2u);
+    const auto dead = read_topic(kafka_servers(), "refuse.dead", 1, 90s);
     BOOST_REQUIRE(dead.size() == 1u);
     BOOST_TEST(dead[0].header("__connect.errors.topic").value() == "refuse.Denied");
     BOOST_TEST(dead[0].header("__connect.errors.stage").value() == "produce");

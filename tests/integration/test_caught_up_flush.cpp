@@ -32,7 +32,7 @@ std::string config_for(const std::string& database, std::uint16_t metrics_port, 
            "  publication.name: " + database + "\n"
            "  status.update.interval.ms: 200\n"
            "kafka:\n"
-           "  bootstrap.servers: \"" + kafka_cluster().bootstrap_servers() + "\"\n"
+           "  bootstrap.servers: \"" + kafka_servers() + "\"\n"
            "  linger.ms: " + std::to_string(linger_ms) + "\n"
            "metrics:\n"
            "  listen: \"127.0.0.1:" + std::to_string(metrics_port) + "\"\n" +
@@ -49,7 +49,7 @@ double published(std::uint16_t port, const std::string& topic) {
 }
 
 std::size_t records_in(const std::string& topic, std::size_t expected, std::chrono::milliseconds timeout) {
-    return read_topic(kafka_cluster().bootstrap_servers(), topic, expected, timeout).size();
+    return read_topic(kafka_servers(), topic, expected, timeout).size();
 }
 
 // A router on a database of its own, serving /readyz, and a session that commits with a flush.

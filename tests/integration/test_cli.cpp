@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(check_reports_each_problem_on_its_own_line) {
 BOOST_AUTO_TEST_CASE(check_fails_when_kafka_is_unreachable_and_never_prints_the_password) {
     const auto db = create_outbox_database("check_kafka");
     std::string config = router_config(db);
-    config.replace(config.find(kafka_cluster().bootstrap_servers()), kafka_cluster().bootstrap_servers().size(),
+    config.replace(config.find(kafka_servers()), kafka_servers().size(),
                    "127.0.0.1:" + std::to_string(free_loopback_port()));
     config.replace(config.find("user=postgres"), 13, "user=postgres password=hunter2-secret");
     config += "  message.timeout.ms: 2000\n";

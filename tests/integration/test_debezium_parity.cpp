@@ -22,7 +22,7 @@ void wait_for_streaming(RouterProcess& router) {
 }
 
 std::vector<ConsumedRecord> records(const std::string& topic, std::size_t count) {
-    auto found = read_topic(kafka_cluster().bootstrap_servers(), topic, count, 30s);
+    auto found = read_topic(kafka_servers(), topic, count, 30s);
     BOOST_TEST_REQUIRE(found.size() == count, "topic " << topic);
     return found;
 }
@@ -261,7 +261,7 @@ BOOST_AUTO_TEST_CASE(keys_land_on_the_partitions_the_java_client_picks) {
     parity();
     const auto keyed = records("outbox.event.ParityKeyed", 64);
     const auto partitions = static_cast<std::int32_t>(
-        partition_end_offsets(kafka_cluster().bootstrap_servers(), "outbox.event.ParityKeyed").size());
+        partition_end_offsets(kafka_servers(), "outbox.event.ParityKeyed").size());
     BOOST_TEST_REQUIRE(partitions > 1);
     std::set<std::int32_t> used;
     for (const auto& r : keyed) {
@@ -376,7 +376,7 @@ BOOST_AUTO_TEST_CASE(transactional_messages_are_routed_like_rows) {
     BOOST_TEST(first.value.value() == R"({"hello":"world"})");
     BOOST_TEST(first.headers.size() == 1u);
     BOOST_TEST(record_with_key(messages, "43").value.value() == "text");  // the second watched prefix
-    const auto topics = list_topics(kafka_cluster().bootstrap_servers());
+    const auto topics = list_topics(kafka_servers());
     BOOST_TEST(std::count(topics.begin(), topics.end(), "outbox.event.ParityUnwatched") == 0);
 }
 

@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
     sql.exec(outbox_rows_sql(5000, 5, 2, "Customer"));
     const int expected_orders = next;
 
-    const auto orders = read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Order", expected_orders);
+    const auto orders = read_topic(kafka_servers(), "outbox.event.Order", expected_orders);
     BOOST_TEST(orders.size() == static_cast<std::size_t>(expected_orders));
     std::set<int> seen;
     for (const auto& r : orders) seen.insert(seq_of(r));
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
     }
     BOOST_TEST(found);
 
-    const auto customers = read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Customer", 5);
+    const auto customers = read_topic(kafka_servers(), "outbox.event.Customer", 5);
     BOOST_TEST(customers.size() == 5u);
 
     BOOST_TEST(router.output().find("skipping UPDATE on outbox table public.outbox") != std::string::npos);
@@ -111,13 +111,12 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
     BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
 
     sql.exec(outbox_rows_sql(0, 1, 1));
-    BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), topic, 1).size() == 1u);
+    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
     const auto before = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= before; }, 30s));
 
-    // Every broker down: the next event cannot be acknowledged.
-    auto* mock = kafka_cluster().mock();
-    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_down(mock, broker);
+    // The broker stopped (SIGSTOP): it keeps its connections open and acknowledges nothing.
+    real_kafka().node(1).pause();
     sql.exec(outbox_rows_sql(1, 1, 1));
     const auto held_commit_end = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     // Writes elsewhere keep the server sending keepalives past the held transaction.
@@ -129,8 +128,8 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
     BOOST_TEST(confirmed_flush_lsn(db, db) <= before + 1024);  // not a byte of the held transaction
     BOOST_TEST(router.running());
 
-    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_up(mock, broker);
-    BOOST_TEST(read_topic(kafka_cluster().bootstrap_servers(), topic, 2).size() == 2u);
+    real_kafka().node(1).resume();
+    BOOST_TEST(read_topic(kafka_servers(), topic, 2).size() == 2u);
     const auto after = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
     BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= after; }, 30s));
     BOOST_TEST(router.stop(SIGTERM) == 0);
@@ -164,7 +163,7 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
     RouterProcess final_router(work_dir(), config);
     const std::size_t total = kTransactions * kRowsPerTransaction;
     const auto seen = sequences_in(topic, total);
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), topic, total, 10s);
+    const auto records = read_topic(kafka_servers(), topic, total, 10s);
     BOOST_TEST(seen.size() == total);  // every committed row, at least once
     if (seen.size() != total) BOOST_TEST_MESSAGE(final_router.output());
     BOOST_TEST_MESSAGE("restarts: " << restarts << ", records: " << records.size() << ", duplicates: "
@@ -184,7 +183,7 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
     sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at) VALUES "
              "(gen_random_uuid(), 'Order', 'k', 'Created', '{\"seq\": 1}', '2026-11-23 10:31:09.5+09')");
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), "utc.events", 1);
+    const auto records = read_topic(kafka_servers(), "utc.events", 1);
     BOOST_REQUIRE(records.size() == 1u);
     BOOST_TEST(records[0].header("createdAt").value() == "2026-11-23 01:31:09.5+00");
     BOOST_TEST(router.stop(SIGTERM) == 0);
@@ -205,7 +204,7 @@ BOOST_AUTO_TEST_CASE(a_router_streaming_over_tls_delivers_and_confirms_everythin
                           "WHERE slot_name = '" + db + "'") == "t");
 
     for (int t = 0; t < 20; ++t) sql.exec(outbox_rows_sql(t * 50, 50, 7));
-    const auto records = read_topic(kafka_cluster().bootstrap_servers(), "tls.events", 1000);
+    const auto records = read_topic(kafka_servers(), "tls.events", 1000);
     BOOST_TEST(records.size() == 1000u);
     check_per_key_order(records);
     const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));

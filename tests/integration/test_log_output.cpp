@@ -26,7 +26,7 @@ std::string config_with(const std::string& database, const std::string& postgres
            "  publication.name: " + database + "\n" +
            postgres_extra +
            "kafka:\n"
-           "  bootstrap.servers: \"" + kafka_cluster().bootstrap_servers() + "\"\n" +
+           "  bootstrap.servers: \"" + kafka_servers() + "\"\n" +
            top_extra;
 }
 

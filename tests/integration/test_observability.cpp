@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(counters_match_the_rows_and_positions_match_the_slot) {
     sql.exec("UPDATE outbox SET type = 'Changed' WHERE aggregatetype = 'Customer' AND payload->>'seq' = '0'");
     sql.exec("INSERT INTO orders SELECT g, 'c', g FROM generate_series(1, 100) g");  // not an outbox table
     const auto last_write = lsn_of(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
-    BOOST_REQUIRE(read_topic(kafka_cluster().bootstrap_servers(), "outbox.event.Order", kTransactions * kRowsPerTransaction).size() ==
+    BOOST_REQUIRE(read_topic(kafka_servers(), "outbox.event.Order", kTransactions * kRowsPerTransaction).size() ==
                   static_cast<std::size_t>(kTransactions * kRowsPerTransaction));
 
     const int total = kTransactions * kRowsPerTransaction + kCustomers;

@@ -18,9 +18,20 @@ PgServer& postgres() {
     return server;
 }
 
+BrokerCluster& real_kafka() {
+    static BrokerCluster cluster;
+    return cluster;
+}
+
 kafka::EmbeddedCluster& kafka_cluster() {
     static kafka::EmbeddedCluster cluster(3);
     return cluster;
+}
+
+std::string kafka_servers() {
+    const char* choice = std::getenv("OUTBOX_TEST_KAFKA");
+    if (choice && std::string(choice) == "mock") return kafka_servers();
+    return real_kafka().bootstrap_servers();
 }
 
 namespace {
@@ -85,7 +96,7 @@ std::string router_config(const std::string& database, const std::string& postgr
            "  status.update.interval.ms: 200\n" +
            postgres_extra + outbox_section +
            "kafka:\n"
-           "  bootstrap.servers: \"" + kafka_cluster().bootstrap_servers() + "\"\n"
+           "  bootstrap.servers: \"" + kafka_servers() + "\"\n"
            "  linger.ms: 1\n" +
            top_extra;
 }
@@ -110,7 +121,7 @@ std::set<int> sequences_in(const std::string& topic, std::size_t expected, std::
     std::set<int> seen;
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        for (const auto& r : read_topic(kafka_cluster().bootstrap_servers(), topic, expected,
+        for (const auto& r : read_topic(kafka_servers(), topic, expected,
                                         std::max(left, std::chrono::milliseconds(1000))))
             seen.insert(seq_of(r));
         if (seen.size() >= expected || std::chrono::steady_clock::now() >= deadline) return seen;

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "broker_cluster.hpp"
 #include "kafka_reader.hpp"
 #include "outbox/kafka/embedded_cluster.hpp"
 #include "pg_server.hpp"
@@ -11,10 +12,17 @@
 
 namespace outbox::test {
 
-// One PostgreSQL server and one Kafka-protocol mock cluster per test program, started on
-// first use and stopped at exit. Tests isolate themselves with a database of their own.
+// One PostgreSQL server, one real Kafka broker and one Kafka-protocol mock cluster per test
+// program, each started on first use and stopped at exit. Tests isolate themselves with a
+// database and topics of their own.
 PgServer& postgres();
+BrokerCluster& real_kafka();
+// librdkafka's mock cluster: for the faults only it can inject (a given error code on a given
+// request, a broker set down, a round-trip time).
 kafka::EmbeddedCluster& kafka_cluster();
+// The cluster router_config() points at: the real broker, or the mock in a program whose
+// environment sets OUTBOX_TEST_KAFKA=mock (tests/CMakeLists.txt lists those).
+std::string kafka_servers();
 std::string work_dir();
 
 // A database with Debezium's sample outbox table (public.outbox) and an unrelated table.

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "broker_node.hpp"
+
+namespace outbox::test {
+
+struct BrokerClusterOptions {
+    int nodes = 1;  // 1, or 3 for replication factor 3 with min.insync.replicas=2
+    bool sasl = false;  // adds a SASL_PLAINTEXT listener and the SCRAM-SHA-512 user below
+    std::map<std::string, std::string> properties;  // server.properties of every node
+};
+
+// The SCRAM-SHA-512 user a SASL cluster is formatted with.
+inline constexpr const char* kSaslUser = "outbox";
+inline constexpr const char* kSaslPassword = "outbox-secret-3f9c";
+
+// Real Apache Kafka nodes (KRaft, each broker and controller, static quorum) on free loopback
+// ports in a temporary directory, started by the constructor and waited for until every node
+// answers metadata; killed and removed by the destructor. A node that does not come up throws
+// with the tail of its log.
+class BrokerCluster {
+public:
+    explicit BrokerCluster(BrokerClusterOptions options = {});
+    ~BrokerCluster();
+    BrokerCluster(const BrokerCluster&) = delete;
+    BrokerCluster& operator=(const BrokerCluster&) = delete;
+
+    std::string bootstrap_servers() const;       // PLAINTEXT listeners of all nodes
+    std::string sasl_bootstrap_servers() const;  // SASL listeners (sasl clusters only)
+    int size() const { return static_cast<int>(nodes_.size()); }
+    BrokerNode& node(int node_id);  // 1-based, as Kafka's node.id
+
+    // Starts a stopped or killed node on its old data and waits until it answers.
+    void restart(int node_id, std::chrono::milliseconds timeout = std::chrono::seconds(120));
+    // Waits until every running node answers metadata and lists itself among the brokers.
+    void wait_ready(std::chrono::milliseconds timeout = std::chrono::seconds(120));
+
+private:
+    std::string base_dir_;
+    std::vector<std::unique_ptr<BrokerNode>> nodes_;
+};
+
+}  // namespace outbox::test

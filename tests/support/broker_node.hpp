@@ -1,0 +1,60 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+namespace outbox::test {
+
+// Where one Apache Kafka node listens and keeps its data.
+struct BrokerNodeSpec {
+    int node_id = 1;
+    int port = 0;             // PLAINTEXT listener, advertised to clients
+    int controller_port = 0;  // KRaft controller listener
+    int sasl_port = 0;        // SASL_PLAINTEXT (SCRAM-SHA-512) listener; 0 for none
+    std::string dir;          // data, properties and logs
+    std::string quorum_voters;
+    std::string cluster_id;
+    std::map<std::string, std::string> properties;  // added to or replacing the defaults
+    std::map<std::string, std::string> scram_users; // name → password, created at format time
+};
+
+// One real Apache Kafka process, broker and KRaft controller combined (`kafka.Kafka`), run from
+// the jars `make` copied into the build tree. Construction writes server.properties and formats
+// the storage; start() launches the JVM and returns at once (BrokerCluster waits for metadata).
+class BrokerNode {
+public:
+    explicit BrokerNode(BrokerNodeSpec spec);
+    ~BrokerNode();
+    BrokerNode(const BrokerNode&) = delete;
+    BrokerNode& operator=(const BrokerNode&) = delete;
+
+    void start();
+    // SIGTERM and a wait for the controlled shutdown; SIGKILL after `timeout`.
+    void stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    void kill_hard();
+    void pause();   // SIGSTOP: the process holds its sockets and answers nothing
+    void resume();  // SIGCONT
+    bool running();
+
+    int id() const { return spec_.node_id; }
+    int port() const { return spec_.port; }
+    std::string address() const { return "127.0.0.1:" + std::to_string(spec_.port); }
+    std::string sasl_address() const { return "127.0.0.1:" + std::to_string(spec_.sasl_port); }
+    // The last `lines` lines of the broker's log and of the JVM's own output.
+    std::string log_tail(int lines = 40) const;
+
+private:
+    void write_properties() const;
+    void format_storage() const;
+
+    BrokerNodeSpec spec_;
+    pid_t pid_ = -1;
+};
+
+// The folder of the broker's runtime jars (the build tree's copy).
+std::string kafka_runtime_libs();
+
+}  // namespace outbox::test
