@@ -30,7 +30,7 @@ kafka::EmbeddedCluster& kafka_cluster() {
 
 std::string kafka_servers() {
     const char* choice = std::getenv("OUTBOX_TEST_KAFKA");
-    if (choice && std::string(choice) == "mock") return kafka_servers();
+    if (choice && std::string(choice) == "mock") return kafka_cluster().bootstrap_servers();
     return real_kafka().bootstrap_servers();
 }
 

@@ -14,7 +14,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-kafka::HandlePtr make_consumer(const std::string& bootstrap_servers) {
+kafka::HandlePtr make_consumer(const std::string& bootstrap_servers,
+                               Isolation isolation = Isolation::read_committed) {
     kafka::ConfPtr conf(rd_kafka_conf_new());
     char error[512];
     static int counter = 0;
@@ -23,6 +24,7 @@ kafka::HandlePtr make_consumer(const std::string& bootstrap_servers) {
         {"group.id", "outbox-test-reader-" + std::to_string(++counter)},
         {"enable.auto.commit", "false"},
         {"enable.partition.eof", "true"},
+        {"isolation.level", isolation == Isolation::read_committed ? "read_committed" : "read_uncommitted"},
         {"log_level", "3"},
     };
     for (const auto& [name, value] : settings)
@@ -96,9 +98,10 @@ long topic_record_count(const std::string& bootstrap_servers, const std::string&
 }
 
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,
-                                       std::size_t at_least, std::chrono::milliseconds timeout) {
+                                       std::size_t at_least, std::chrono::milliseconds timeout,
+                                       Isolation isolation) {
     const auto deadline = Clock::now() + timeout;
-    auto consumer = make_consumer(bootstrap_servers);
+    auto consumer = make_consumer(bootstrap_servers, isolation);
     const int partitions = partition_count(consumer.get(), topic, deadline);
     if (partitions == 0) return {};
 

@@ -21,12 +21,17 @@ struct ConsumedRecord {
     std::optional<std::string> header(const std::string& name) const;  // first header with that name
 };
 
+// What a consumer is shown of transactional records: only committed ones, or also those of
+// open and aborted transactions.
+enum class Isolation { read_committed, read_uncommitted };
+
 // Reads every record of `topic` from the beginning over the Kafka protocol, waiting until at
 // least `at_least` records are there (or `timeout` passes), then to the end of every partition.
 // Records come back partition by partition, in offset order.
 std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, const std::string& topic,
                                        std::size_t at_least,
-                                       std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                                       Isolation isolation = Isolation::read_committed);
 
 // Each partition's end offset (high watermark), by partition number; empty when the topic does
 // not exist within `timeout`.
