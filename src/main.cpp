@@ -124,7 +124,9 @@ int run_checks(const outbox::config::Config& config) {
         const auto embedded = start_embedded_kafka(config);
         outbox::kafka::Producer producer(config.kafka, embedded ? embedded->bootstrap_servers() : "",
                                          [](const outbox::kafka::DeliveryReport&) {});
-        const auto error = producer.check_metadata(10000);
+        auto error = producer.check_metadata(10000);
+        producer.serve(0);  // runs the error callback, which records refused credentials
+        if (!error.empty() && !producer.authentication_failure().empty()) error = producer.authentication_failure();
         report(error.empty(), error.empty() ? "kafka: cluster metadata reachable" : "kafka: cannot read cluster metadata: " + error);
     } catch (const std::exception& e) {
         report(false, e.what());

@@ -23,6 +23,16 @@ bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
                        [&](const config::KafkaProperty& p) { return p.name == name; });
 }
 
+bool uses_scram(const config::KafkaSettings& settings) {
+    return std::any_of(settings.properties.begin(), settings.properties.end(), [](const config::KafkaProperty& p) {
+        return (p.name == "sasl.mechanisms" || p.name == "sasl.mechanism") && p.value.starts_with("SCRAM");
+    });
+}
+
+// librdkafka before 2.6.1 repeats the client nonce in SCRAM's final message; Kafka 4.0 and later
+// check the nonce strictly, as RFC 5802 asks, and refuse every such login (librdkafka#4895).
+constexpr int kFirstVersionWithKafka4Scram = 0x020601ff;
+
 }  // namespace
 
 bool is_record_error(rd_kafka_resp_err_t error) {
@@ -46,7 +56,7 @@ bool is_record_error(rd_kafka_resp_err_t error) {
 
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
                    DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides)
-    : on_delivery_(std::move(on_delivery)) {
+    : on_delivery_(std::move(on_delivery)), sasl_scram_(uses_scram(settings)) {
     // Idempotence gives acks=all and keeps per-partition order across retries; without it a
     // retried batch can land after a later one and break per-key order.
     std::vector<std::pair<std::string, std::string>> defaults;
@@ -248,10 +258,17 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
     self->on_delivery_(report);
 }
 
-void Producer::on_error(rd_kafka_t*, int error, const char* reason, void*) {
+void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque) {
     // Transient broker errors are retried by librdkafka itself; fatal ones surface through
-    // fatal_error() and failed delivery reports.
+    // fatal_error() and failed delivery reports. Refused credentials stay refused.
     log::warn(std::string("kafka: ") + rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)) + ": " + reason);
+    auto* self = static_cast<Producer*>(opaque);
+    if (error != RD_KAFKA_RESP_ERR__AUTHENTICATION || !self->authentication_failure_.empty()) return;
+    self->authentication_failure_ = std::string("kafka: authentication failed: ") + reason;
+    if (self->sasl_scram_ && rd_kafka_version() < kFirstVersionWithKafka4Scram)
+        self->authentication_failure_ += std::string(" (if the credentials are right: librdkafka ") + rd_kafka_version_str() +
+                                         " cannot log in with SCRAM to Kafka 4.0 or later, fixed in librdkafka 2.6.1; "
+                                         "use a librdkafka of 2.6.1 or later, or SASL/PLAIN over TLS)";
 }
 
 void Producer::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {

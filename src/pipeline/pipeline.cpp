@@ -668,6 +668,7 @@ void Pipeline::throw_if_producer_failed(rd_kafka_resp_err_t error) const {
 
 void Pipeline::check_kafka_health() const {
     if (!producer_) return;
+    if (const auto& refused = producer_->authentication_failure(); !refused.empty()) throw DefiniteError(refused);
     if (const auto fatal = producer_->fatal_error(); !fatal.empty()) {
         if (exactly_once_ && producer_->fenced())
             throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +

@@ -31,6 +31,25 @@ bool answers_metadata(const std::string& address, int node_id) {
     return false;
 }
 
+// Creates the transaction state log and waits until its coordinator serves producer ids.
+void load_transaction_coordinator(const std::string& bootstrap_servers) {
+    kafka::ConfPtr conf(rd_kafka_conf_new());
+    char error[512];
+    for (const auto& [name, value] : {std::pair<const char*, std::string>{"bootstrap.servers", bootstrap_servers},
+                                      {"transactional.id", "outbox-test-broker-warm-up"},
+                                      {"log_level", "0"}})
+        if (rd_kafka_conf_set(conf.get(), name, value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK)
+            throw std::runtime_error(error);
+    kafka::HandlePtr producer(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), error, sizeof error));
+    if (!producer) throw std::runtime_error(error);
+    conf.release();
+    if (rd_kafka_error_t* failed = rd_kafka_init_transactions(producer.get(), 120000)) {
+        const std::string reason = rd_kafka_error_string(failed);
+        rd_kafka_error_destroy(failed);
+        throw std::runtime_error("Kafka's transaction coordinator did not load: " + reason);
+    }
+}
+
 std::string join_addresses(const std::vector<std::unique_ptr<BrokerNode>>& nodes, bool sasl) {
     std::string text;
     for (const auto& node : nodes) text += (text.empty() ? "" : ",") + (sasl ? node->sasl_address() : node->address());
@@ -81,12 +100,13 @@ BrokerCluster::BrokerCluster(BrokerClusterOptions options) : base_dir_(make_temp
             {"share.coordinator.state.topic.min.isr", min_isr},
         };
         for (const auto& [name, value] : options.properties) spec.properties[name] = value;
-        if (options.sasl) spec.scram_users = {{kSaslUser, kSaslPassword}};
+        if (options.sasl) spec.sasl_users = {{kSaslUser, kSaslPassword}};
         nodes_.push_back(std::make_unique<BrokerNode>(std::move(spec)));
     }
     for (auto& node : nodes_) node->start();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     for (auto& node : nodes_) wait_until_answering(*node, deadline);
+    load_transaction_coordinator(bootstrap_servers());
 }
 
 BrokerCluster::~BrokerCluster() {

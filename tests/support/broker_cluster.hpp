@@ -12,17 +12,19 @@ namespace outbox::test {
 
 struct BrokerClusterOptions {
     int nodes = 1;  // 1, or 3 for replication factor 3 with min.insync.replicas=2
-    bool sasl = false;  // adds a SASL_PLAINTEXT listener and the SCRAM-SHA-512 user below
+    bool sasl = false;  // adds a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-512) and the user below
     std::map<std::string, std::string> properties;  // server.properties of every node
 };
 
-// The SCRAM-SHA-512 user a SASL cluster is formatted with.
+// The user a SASL cluster knows, for PLAIN and SCRAM-SHA-512.
 inline constexpr const char* kSaslUser = "outbox";
 inline constexpr const char* kSaslPassword = "outbox-secret-3f9c";
 
 // Real Apache Kafka nodes (KRaft, each broker and controller, static quorum) on free loopback
 // ports in a temporary directory, started by the constructor and waited for until every node
-// answers metadata; killed and removed by the destructor. A node that does not come up throws
+// answers metadata and its transaction coordinator is loaded (a fresh broker answers the first
+// producer ids with COORDINATOR_LOAD_IN_PROGRESS, which clients log as a warning); killed and
+// removed by the destructor. A node that does not come up throws
 // with the tail of its log.
 class BrokerCluster {
 public:

@@ -81,9 +81,13 @@ void BrokerNode::write_properties() const {
         listeners += ",SASL://127.0.0.1:" + std::to_string(spec_.sasl_port);
         advertised += ",SASL://127.0.0.1:" + std::to_string(spec_.sasl_port);
         protocols += ",SASL:SASL_PLAINTEXT";
-        properties["sasl.enabled.mechanisms"] = "SCRAM-SHA-512";
+        properties["sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-512";
         properties["listener.name.sasl.scram-sha-512.sasl.jaas.config"] =
             "org.apache.kafka.common.security.scram.ScramLoginModule required;";
+        std::string plain_users;
+        for (const auto& [name, password] : spec_.sasl_users) plain_users += " user_" + name + "=\"" + password + "\"";
+        properties["listener.name.sasl.plain.sasl.jaas.config"] =
+            "org.apache.kafka.common.security.plain.PlainLoginModule required" + plain_users + ";";
     }
     properties["node.id"] = id;
     properties["controller.quorum.voters"] = spec_.quorum_voters;
@@ -112,7 +116,7 @@ void BrokerNode::format_storage() const {
     std::string command = shell_quote(java_binary()) + " -Xmx128m -cp " + shell_quote(kafka_runtime_libs() + "/*") +
                           " kafka.tools.StorageTool format --ignore-formatted -t " + shell_quote(spec_.cluster_id) +
                           " -c " + shell_quote(spec_.dir + "/server.properties");
-    for (const auto& [name, password] : spec_.scram_users)
+    for (const auto& [name, password] : spec_.sasl_users)
         command += " --add-scram " + shell_quote("SCRAM-SHA-512=[name=" + name + ",password=" + password + "]");
     const std::string log = spec_.dir + "/format.log";
     if (std::system((command + " >" + shell_quote(log) + " 2>&1").c_str()) != 0)

@@ -13,12 +13,12 @@ struct BrokerNodeSpec {
     int node_id = 1;
     int port = 0;             // PLAINTEXT listener, advertised to clients
     int controller_port = 0;  // KRaft controller listener
-    int sasl_port = 0;        // SASL_PLAINTEXT (SCRAM-SHA-512) listener; 0 for none
+    int sasl_port = 0;        // SASL_PLAINTEXT listener (PLAIN and SCRAM-SHA-512); 0 for none
     std::string dir;          // data, properties and logs
     std::string quorum_voters;
     std::string cluster_id;
     std::map<std::string, std::string> properties;  // added to or replacing the defaults
-    std::map<std::string, std::string> scram_users; // name → password, created at format time
+    std::map<std::string, std::string> sasl_users;  // name → password, for PLAIN and SCRAM-SHA-512
 };
 
 // One real Apache Kafka process, broker and KRaft controller combined (`kafka.Kafka`), run from

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include <boost/test/tree/observer.hpp>
@@ -18,8 +19,28 @@ PgServer& postgres() {
     return server;
 }
 
+namespace {
+
+BrokerClusterOptions& real_kafka_options() {
+    static BrokerClusterOptions options;
+    return options;
+}
+
+bool& real_kafka_started() {
+    static bool started = false;
+    return started;
+}
+
+}  // namespace
+
+void configure_real_kafka(BrokerClusterOptions options) {
+    if (real_kafka_started()) throw std::logic_error("configure_real_kafka() after the broker started");
+    real_kafka_options() = std::move(options);
+}
+
 BrokerCluster& real_kafka() {
-    static BrokerCluster cluster;
+    real_kafka_started() = true;
+    static BrokerCluster cluster(real_kafka_options());
     return cluster;
 }
 

@@ -17,6 +17,9 @@ namespace outbox::test {
 // database and topics of their own.
 PgServer& postgres();
 BrokerCluster& real_kafka();
+// The real broker's settings for this program (one node, auto-creation on, no SASL by default);
+// call before the first real_kafka(), e.g. from a global fixture.
+void configure_real_kafka(BrokerClusterOptions options);
 // librdkafka's mock cluster: for the faults only it can inject (a given error code on a given
 // request, a broker set down, a round-trip time).
 kafka::EmbeddedCluster& kafka_cluster();

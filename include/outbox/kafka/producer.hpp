@@ -86,6 +86,10 @@ public:
     // Whether the fatal error means another instance with our transactional.id fenced us.
     bool fenced() const;
 
+    // Empty until a broker refused our credentials (seen while serving); then the cause, which
+    // retrying cannot change.
+    const std::string& authentication_failure() const { return authentication_failure_; }
+
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
     std::string check_metadata(int timeout_ms) const;
 
@@ -125,6 +129,8 @@ private:
         rd_kafka_topic_t* handle = nullptr;
     };
     std::unordered_map<const char*, KnownTopic> topics_by_address_;
+    bool sasl_scram_ = false;
+    std::string authentication_failure_;
     bool serving_ = false;
     std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
     int wakeup_read_fd_ = -1;
