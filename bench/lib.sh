@@ -1,6 +1,7 @@
 # Shared by the benchmark scripts (sourced, not run). Every script starts its own throwaway
-# PostgreSQL (tests/scripts/pg-cluster.sh) and Kafka mock cluster (outbox-bench-kafka), stops
-# only the processes it started, and prints its figures; nothing is asserted.
+# PostgreSQL (tests/scripts/pg-cluster.sh) and Kafka (librdkafka's mock cluster in
+# outbox-bench-kafka, or with KAFKA=real a real Apache Kafka broker), stops only the processes it
+# started, and prints its figures; nothing is asserted.
 #
 # Environment:
 #   BUILD_DIR    build tree with outbox-router and the bench tools (default: build/)
@@ -9,6 +10,9 @@
 #   REPEATS      runs per measurement; the median is reported (default 3)
 #   KAFKA_PROPS  extra librdkafka properties for the router, "name=value name=value"
 #                (any kafka.* key passes through to librdkafka), e.g. KAFKA_PROPS="linger.ms=1"
+#   KAFKA        mock (default) or real: a one-node Apache Kafka broker (KRaft, the version the tests
+#                pin, from $BUILD_DIR/kafka-runtime/libs), fresh for each run like the mock
+#   KAFKA_HEAP   the real broker's Java heap (default 1g)
 #   KAFKA_RTT_MS the mock brokers delay each response by this many ms (default 0: loopback only)
 #   QUIET_CORES, QUIET_WAIT  see wait_quiet below (0.25 cores, 120 s)
 
@@ -109,6 +113,10 @@ backlog() {
 
 kafka_start() {  # [TOPIC[:PARTITIONS]...]
   kafka_stop
+  if [ "${KAFKA:-mock}" = real ]; then
+    kafka_start_real "$@"
+    return
+  fi
   rm -f "$out/kafka.addr"
   "$build/bench/outbox-bench-kafka" 1 "$@" >"$out/kafka.addr.tmp" &
   kafka_pid=$!
@@ -118,6 +126,40 @@ kafka_start() {  # [TOPIC[:PARTITIONS]...]
   done
   mv "$out/kafka.addr.tmp" "$out/kafka.addr"
   kafka_addr=$(head -n 1 "$out/kafka.addr")
+}
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# A real broker whose auto-created topics get the partitions the first TOPIC:PARTITIONS names
+# (default 4, as the mock's); ready when it has started and served a first producer id.
+kafka_start_real() {
+  local partitions=4 spec dir=$out/kafka libs=$build/kafka-runtime/libs port cport
+  for spec in "$@"; do [[ $spec == *:* ]] && partitions=${spec##*:} && break; done
+  [ -d "$libs" ] || { echo "missing $libs: build first (make build)" >&2; exit 1; }
+  rm -rf "$dir"
+  mkdir -p "$dir/data"
+  port=$(free_port)
+  cport=$(free_port)
+  printf '%s\n' "process.roles=broker,controller" "node.id=1" "controller.quorum.voters=1@127.0.0.1:$cport" \
+    "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$port" "controller.listener.names=CONTROLLER" \
+    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" "inter.broker.listener.name=PLAINTEXT" \
+    "log.dirs=$dir/data" "num.partitions=$partitions" "offsets.topic.replication.factor=1" \
+    "offsets.topic.num.partitions=1" "transaction.state.log.replication.factor=1" "transaction.state.log.min.isr=1" \
+    "transaction.state.log.num.partitions=1" "share.coordinator.state.topic.replication.factor=1" \
+    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" >"$dir/server.properties"
+  java -cp "$libs/*" kafka.tools.StorageTool format -t b3V0Ym94LXJvdXRlci10ZQ -c "$dir/server.properties" \
+    >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; exit 1; }
+  java -Xms"${KAFKA_HEAP:-1g}" -Xmx"${KAFKA_HEAP:-1g}" -Dkafka.logs.dir="$dir" -cp "$libs/*" kafka.Kafka \
+    "$dir/server.properties" >"$dir/server.log" 2>&1 &
+  kafka_pid=$!
+  kafka_addr=127.0.0.1:$port
+  until grep -q 'Kafka Server started' "$dir/server.log"; do
+    kill -0 "$kafka_pid" 2>/dev/null || { tail -n 40 "$dir/server.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  # The first producer id waits for the transaction state log to load: not part of a timed run.
+  echo warm-up | kcat -b "$kafka_addr" -P -t bench.warm-up -X enable.idempotence=true 2>/dev/null || true
 }
 
 kafka_stop() {

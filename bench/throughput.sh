@@ -98,9 +98,9 @@ printf 'rows=%d rows_per_txn=%d payload_bytes=%d partitions_per_topic=%d repeats
 printf 'pg_recvlogical (decode floor): %7.3f s %8.0f rows/s   walsender CPU %.2f s\n' "$floor_s" "$floor_rate" "$(med walsender_cpu_s floor)"
 printf 'outbox-router (to Kafka ack):  %7.3f s %8.0f rows/s = %.1f%% of the floor   (%.3f s after "streaming from slot")\n' \
   "$router_s" "$router_rate" "$(calc "100 * $router_rate / $floor_rate")" "$(med streaming_s router)"
-printf 'router CPU %.3f s = %.2f us/event (user %.3f s, sys %.3f s); peak RSS %.1f MiB; walsender CPU %.2f s; mock Kafka CPU %.2f s\n' \
+printf 'router CPU %.3f s = %.2f us/event (user %.3f s, sys %.3f s); peak RSS %.1f MiB; walsender CPU %.2f s; %s Kafka CPU %.2f s\n' \
   "$(med cpu_s router)" "$(calc "1000000 * $(med cpu_s router) / $rows")" "$(med user_s router)" "$(med sys_s router)" \
-  "$(calc "$(med peak_rss_kib router) / 1024")" "$(med walsender_cpu_s router)" "$(med kafka_cpu_s router)"
+  "$(calc "$(med peak_rss_kib router) / 1024")" "$(med walsender_cpu_s router)" "${KAFKA:-mock}" "$(med kafka_cpu_s router)"
 printf 'Kafka side alone (outbox-bench-produce, no PostgreSQL): %.2f us/event handed over at once (user %.3f s, sys %.3f s); %.2f us/event at %d events/s in chunks of 50 (user %.3f s, sys %.3f s)\n' \
   "$(sink_us unpaced)" "$(med user_s sink_unpaced)" "$(med sys_s sink_unpaced)" \
   "$(sink_us paced)" "$sink_rate" "$(med user_s sink_paced)" "$(med sys_s sink_paced)"
