@@ -118,13 +118,13 @@ BOOST_AUTO_TEST_CASE(health_endpoints_follow_kafka_and_postgres) {
     ObservedRouter router(db);
     BOOST_REQUIRE(wait_until([&] { return router.status("/readyz") == 200; }, 30s));
 
-    // Kafka away: not ready, still alive; back: ready again.
-    auto* mock = kafka_cluster().mock();
-    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_down(mock, broker);
+    // Kafka away (the broker stopped with SIGSTOP answers nothing): not ready, still alive; back:
+    // ready again.
+    real_kafka().node(1).pause();
     BOOST_TEST(wait_until([&] { return router.status("/readyz") == 503; }, 30s));
     BOOST_TEST(http_get(router.port, "/readyz").body.find("kafka: unreachable") != std::string::npos);
     BOOST_TEST(router.status("/healthz") == 200);
-    for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_up(mock, broker);
+    real_kafka().node(1).resume();
     BOOST_TEST(wait_until([&] { return router.status("/readyz") == 200; }, 30s));
 
     // PostgreSQL away for this database: the walsender is ended and reconnecting is refused.
