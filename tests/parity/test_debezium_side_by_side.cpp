@@ -33,8 +33,8 @@ struct Case {
     std::vector<std::string> statements;  // each its own transaction
     std::map<std::string, std::size_t> topics;  // the router's topics and their record counts
     bool timestamp_column = false;  // the options name table.field.event.timestamp
-    // A documented difference: Debezium's value given the router's (none: the same bytes).
-    std::function<std::optional<std::string>(const std::optional<std::string>&)> debezium_value = {};
+    // A documented difference: turns the router's record into Debezium's (none: the same bytes).
+    std::function<void(ConsumedRecord&)> as_debezium = {};
 };
 
 // JsonConverter (schemas.enable=false) writes a string as a JSON string literal.
@@ -48,6 +48,20 @@ std::optional<std::string> json_string(const std::optional<std::string>& text) {
         else quoted += c;
     }
     return quoted + "\"";
+}
+
+// Bytes as a failed assertion shows them; a null value is not the empty string.
+std::string shown(const std::optional<std::string>& bytes) { return bytes ? "'" + *bytes + "'" : "null"; }
+
+std::string shown(const std::vector<std::pair<std::string, std::optional<std::string>>>& headers) {
+    std::string text;
+    for (const auto& [name, value] : headers) text += name + "=" + shown(value) + " ";
+    return text;
+}
+
+void set_header(ConsumedRecord& record, const std::string& name, const std::string& value) {
+    for (auto& header : record.headers)
+        if (header.first == name) header.second = value;
 }
 
 const std::string kBase = "id text, aggregatetype text, aggregateid text, payload text";
@@ -147,7 +161,69 @@ const std::vector<Case>& cases() {
          {"INSERT INTO jsonstring.outbox VALUES ('j1', 'x', 'k1', '{\"id\": 1, \"s\": \"a\\\"b\"}')"},
          {{"sbs.jsonstring", 1}},
          false,
-         json_string},
+         [](ConsumedRecord& r) { r.value = json_string(r.value); }},
+        // Known difference: under StringConverter an envelope is Connect's Struct.toString().
+        {"envelope_string", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
+         {{"table.fields.additional.placement", "type:envelope:eventType"},
+          {"route.topic.replacement", "sbs.envelope_string"}},
+         Converter::string,
+         {"INSERT INTO envelope_string.outbox VALUES ('s1', 'x', 'k1', '{\"id\": 1}', 'Placed')"},
+         {{"sbs.envelope_string", 1}},
+         false,
+         [](ConsumedRecord& r) {
+             BOOST_TEST(r.value.value() == R"({"payload":"{\"id\": 1}","eventType":"Placed"})");
+             r.value = R"(Struct{payload={"id": 1},eventType=Placed})";
+         }},
+        {"missing", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
+         {{"table.fields.additional.placement", "type:envelope:eventType, tenant:header, tenant:envelope"},
+          {"table.field.additional.missing", "ignore"},
+          {"route.topic.replacement", "sbs.missing"}},
+         Converter::json,
+         {"INSERT INTO missing.outbox VALUES ('m1', 'x', 'k1', '{\"id\": 1}', 'Placed')"},
+         {{"sbs.missing", 1}}},
+        // Known difference: the router writes numeric as a JSON number; Debezium
+        // (decimal.handling.mode=precise) as Base64 of the unscaled value, with the scale beside
+        // it when the column declares none.
+        {"numeric", "id text, aggregatetype text, aggregateid text, payload jsonb, amount numeric, fixed numeric(10, 2)",
+         {{"table.fields.additional.placement", "amount:envelope, fixed:envelope"},
+          {"route.topic.replacement", "sbs.numeric"}},
+         Converter::json,
+         {"INSERT INTO numeric.outbox VALUES ('n1', 'x', 'k1', '{}', 12.50, 12.50)"},
+         {{"sbs.numeric", 1}},
+         false,
+         [](ConsumedRecord& r) {
+             BOOST_TEST(r.value.value() == R"({"payload":"{}","amount":12.50,"fixed":12.50})");
+             r.value = R"({"payload":"{}","amount":{"scale":1,"value":"fQ=="},"fixed":"BOI="})";
+         }},
+        // Known difference: temporal columns are PostgreSQL's ISO text in UTC in the router,
+        // Debezium's temporal types (epoch days and microseconds, ISO-8601) in Debezium.
+        {"temporal", kBase + ", at timestamptz, d date, ts timestamp",
+         {{"table.fields.additional.placement", "at:header, d:header, ts:header"},
+          {"route.topic.replacement", "sbs.temporal"}},
+         Converter::string,
+         {"INSERT INTO temporal.outbox VALUES ('tm1', 'x', 'k1', 'p', '2024-01-02 08:34:05.5+05:30', '2024-01-02', "
+          "'2024-01-02 03:04:05.123456')"},
+         {{"sbs.temporal", 1}},
+         false,
+         [](ConsumedRecord& r) {
+             BOOST_TEST(shown(r.headers) ==
+                        "id='tm1' at='2024-01-02 03:04:05.5+00' d='2024-01-02' ts='2024-01-02 03:04:05.123456' ");
+             set_header(r, "at", "2024-01-02T03:04:05.500000Z");
+             set_header(r, "d", "19724");
+             set_header(r, "ts", "1704164645123456");
+         }},
+        // Known difference: Debezium's expansion gives up on an array mixing types and keeps the
+        // string (a JSON string literal under JsonConverter); the router expands it.
+        {"expand_mixed", "id text, aggregatetype text, aggregateid text, payload jsonb",
+         {{"table.expand.json.payload", "true"}, {"route.topic.replacement", "sbs.expand_mixed"}},
+         Converter::json,
+         {"INSERT INTO expand_mixed.outbox VALUES ('x1', 'x', 'k1', '{\"a\": [1, \"two\"]}')"},
+         {{"sbs.expand_mixed", 1}},
+         false,
+         [](ConsumedRecord& r) {
+             BOOST_TEST(r.value.value() == R"({"a":[1,"two"]})");
+             r.value = json_string(R"({"a": [1, "two"]})");
+         }},
     };
     return all;
 }
@@ -305,15 +381,6 @@ std::vector<std::pair<std::string, std::optional<std::string>>> routed_headers(c
     return headers;
 }
 
-// Bytes as a failed assertion shows them; a null value is not the empty string.
-std::string shown(const std::optional<std::string>& bytes) { return bytes ? "'" + *bytes + "'" : "null"; }
-
-std::string shown(const std::vector<std::pair<std::string, std::optional<std::string>>>& headers) {
-    std::string text;
-    for (const auto& [name, value] : headers) text += name + "=" + shown(value) + " ";
-    return text;
-}
-
 std::string id_of(const ConsumedRecord& record) { return record.header("id").value_or("<no id>"); }
 
 }  // namespace
@@ -337,9 +404,11 @@ BOOST_DATA_TEST_CASE(debezium_and_the_router_write_the_same_records,
                     BOOST_TEST_CONTEXT("record " << i << " id " << id_of(a)) {
                         BOOST_TEST(id_of(a) == id_of(b));
                         BOOST_TEST(a.partition == b.partition);
-                        BOOST_TEST(shown(a.key) == shown(b.key));
-                        BOOST_TEST(shown(c.debezium_value ? c.debezium_value(a.value) : a.value) == shown(b.value));
-                        BOOST_TEST(shown(a.headers) == shown(routed_headers(b, c.converter)));
+                        ConsumedRecord expected = a;
+                        if (c.as_debezium) c.as_debezium(expected);
+                        BOOST_TEST(shown(expected.key) == shown(b.key));
+                        BOOST_TEST(shown(expected.value) == shown(b.value));
+                        BOOST_TEST(shown(expected.headers) == shown(routed_headers(b, c.converter)));
                         if (c.timestamp_column) {
                             BOOST_TEST(a.timestamp_ms == b.timestamp_ms);
                         } else {
