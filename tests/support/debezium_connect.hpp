@@ -1,0 +1,52 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+
+// A Kafka Connect standalone worker and the connectors it runs, as properties files.
+struct DebeziumConnectSpec {
+    std::string dir;                                // properties, offsets and logs
+    std::map<std::string, std::string> worker;      // worker.properties, added to or replacing the defaults
+    std::vector<std::map<std::string, std::string>> connectors;  // one properties file each, with "name"
+};
+
+// Debezium as Kafka Connect users run it: `ConnectStandalone worker.properties connector...`
+// from the jars `make` copied into the build tree (tests/debezium-runtime/pom.xml). The worker's
+// defaults: offsets in a file flushed every second, its REST listener on a free loopback port;
+// converters, bootstrap servers and producer overrides are the caller's. The constructor starts
+// the JVM and returns at once; the destructor kills it.
+class DebeziumConnect {
+public:
+    explicit DebeziumConnect(DebeziumConnectSpec spec);
+    ~DebeziumConnect();
+    DebeziumConnect(const DebeziumConnect&) = delete;
+    DebeziumConnect& operator=(const DebeziumConnect&) = delete;
+
+    // Polls `ready` until it holds. Throws, with the log's tail, when the worker exits, logs an
+    // ERROR (a connector or task that failed to start), or `timeout` passes first.
+    void wait_until_ready(const std::function<bool()>& ready, const std::string& what,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(120));
+    bool running();
+    void kill_hard();
+    // The last `lines` lines of Connect's log and of the JVM's own output.
+    std::string log_tail(int lines = 60) const;
+
+private:
+    void write_files();
+
+    DebeziumConnectSpec spec_;
+    std::vector<std::string> connector_files_;
+    pid_t pid_ = -1;
+};
+
+// The folder of Kafka Connect's and Debezium's runtime jars (the build tree's copy).
+std::string debezium_runtime_libs();
+
+}  // namespace outbox::test
