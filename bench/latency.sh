@@ -10,7 +10,7 @@
 #        per broker, CPU the router's commit->ack competes with on 2 cores)
 #        CONSUMER=0 (1: run the cross-checking consumer, which notes when each record can be read;
 #        it shares the 2 cores and the mock cluster's one thread with what is measured, and at
-#        5,000/s more than doubles the commit->ack p99: docs/benchmarks.md, "Fourth round")
+#        5,000/s more than doubles the commit->ack p99: docs/benchmarks-history.md, "Fourth round")
 #
 # For every run: a fresh slot (created before the router starts) and a fresh Kafka mock cluster
 # (outbox-bench-kafka, topic outbox.event.Latency with 4 partitions); outbox-router with its

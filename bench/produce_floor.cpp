@@ -12,7 +12,7 @@
 //            the router hands over the rows of each socket read (16 KiB, ~50 backlog rows).
 //   --handover  with --rate: records arrive chunk by chunk as above, but are handed to librdkafka
 //            only once N of them have arrived (a multiple of --chunk; default --chunk). Shows what
-//            grouping the hand-over would save librdkafka (docs/benchmarks.md, "Eighth round").
+//            grouping the hand-over would save librdkafka (docs/benchmarks-history.md, "Eighth round").
 //   --topics the records go round-robin to this many topics (auto-created by the mock cluster with
 //            4 partitions each): 10 for the backlog's aggregate types, 1 for bench/latency.sh's topic.
 //   --props  librdkafka properties on top of the router's defaults, as KAFKA_PROPS gives them to

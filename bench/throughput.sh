@@ -26,7 +26,7 @@
 # PARTITIONS per topic (default 4, the mock cluster's default for auto-created topics; Kafka's own
 # num.partitions default is 1). librdkafka 2.0.2 sends one produce request per partition, so its
 # CPU per event grows with the partitions a linger interval's records are spread over
-# (docs/benchmarks.md, "Fifth round").
+# (docs/benchmarks-history.md, "Fifth round").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

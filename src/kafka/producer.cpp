@@ -66,9 +66,8 @@ Producer::Producer(const config::KafkaSettings& settings, const std::string& boo
     // a key keeps the partition Debezium gave it, so per-key order holds across a migration.
     if (!user_sets(settings, "partitioner")) defaults.emplace_back("partitioner", "murmur2_random");
     // A caught-up router sends at once whatever linger.ms says (caught.up.lag.ms), so linger.ms
-    // only shapes backlogs. There 10 ms used the least CPU per event (docs/benchmarks.md, "Sixth
-    // round"): a quarter less than 2 ms, while 20 ms was no better and made librdkafka's own
-    // per-record work costlier.
+    // only shapes backlogs. There 10 ms used the least CPU per event (docs/benchmarks.md,
+    // "linger.ms 10 for backlogs"): a quarter less than 2 ms, while 20 ms was no better.
     if (!user_sets(settings, "linger.ms") && !user_sets(settings, "queue.buffering.max.ms"))
         defaults.emplace_back("linger.ms", "10");
     defaults.insert(defaults.end(), overrides.begin(), overrides.end());

@@ -264,7 +264,7 @@ bool Pipeline::lingering_while_caught_up() const {
 // Like Nagle's algorithm: one flush at a time. Against a broker whose acknowledgement takes
 // longer than a loop turn, flushing every turn sent one small request per turn, and each waited
 // behind the idempotent producer's 5 requests in flight anyway (with a 5 ms round trip at 5,000
-// events/s: 5.6 times the CPU per event and a higher median; docs/benchmarks.md, "Sixth round").
+// events/s: 5.6 times the CPU per event and a higher median; docs/benchmarks.md, "linger.ms 10 for backlogs").
 // Waiting for the previous flush's reports lets what arrives meanwhile go in one request. A
 // record that waited for its topic's metadata missed its flush and would sit out linger.ms, so
 // after twice the last round trip (at least kLingeringRecheck) the router flushes regardless.

@@ -10,12 +10,12 @@ namespace outbox::replication {
 // A reader faster than the walsender is woken for nearly every message it sends: a poll(), a
 // recv() and a context switch per message on the reader's side, a wake-up and a small segment per
 // message on the walsender's. Waiting a little between reads lets a batch accumulate instead, and
-// both sides spend less CPU (docs/benchmarks.md, "Profile" and the seventh to ninth rounds).
+// both sides spend less CPU (docs/benchmarks.md, "Read pacing").
 //
 // The walsender is cheapest, and fastest, when its reader stays a little behind it: every read
 // fills libpq's 16 KiB input buffer and data stays queued in the socket. A reader that drains the
 // socket nearly doubles the walsender's CPU, and the walsender then sends slower, so reads that
-// were full at an interval come back short at it (docs/benchmarks.md, "Eighth round").
+// were full at an interval come back short at it (docs/benchmarks-history.md, "Eighth round").
 //
 // So, while the router drains a backlog:
 // - A read of less than kSmallRead lengthens the wait by a quarter: the walsender is slower than
