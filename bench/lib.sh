@@ -160,6 +160,11 @@ kafka_start_real() {
   done
   # The first producer id waits for the transaction state log to load: not part of a timed run.
   echo warm-up | kcat -b "$kafka_addr" -P -t bench.warm-up -X enable.idempotence=true 2>/dev/null || true
+  # The named topics exist before the run, as the mock creates them: a metadata request for a
+  # topic makes the broker create it.
+  for spec in "$@"; do
+    until kcat -b "$kafka_addr" -L -t "${spec%%:*}" 2>/dev/null | grep -q "with $partitions partitions"; do sleep 0.2; done
+  done
 }
 
 kafka_stop() {
