@@ -1,5 +1,7 @@
 #include "outbox/router/json_expansion.hpp"
 
+#include "outbox/router/json_nesting.hpp"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -77,6 +79,7 @@ private:
 }  // namespace
 
 std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out) const {
+    if (const auto too_deep = json_nesting_error(text)) return "it " + *too_deep;
     Json document;
     try {
         document = Json::parse(text);

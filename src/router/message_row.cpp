@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/json_nesting.hpp"
 
 namespace outbox::router {
 
@@ -10,6 +11,7 @@ std::optional<std::string> MessageRow::parse(std::string_view content, std::stri
     columns_.clear();
     values_.clear();
     texts_.clear();
+    if (const auto too_deep = json_nesting_error(content)) return "the content " + *too_deep;
     try {
         document_ = nlohmann::ordered_json::parse(content);
     } catch (const nlohmann::ordered_json::parse_error& e) {

@@ -202,6 +202,11 @@ BOOST_AUTO_TEST_CASE(malformed_messages_are_invalid_rows) {
     // Valid JSON the parser cannot hold (a number past a double's range) is a bad row, not a crash.
     BOOST_TEST(contains(invalid_row([&] { router.route_message(message("{\"id\": 1" + std::string(400, '0') + "}"), kTxn); }).what(),
                         "the content cannot be read"));
+    // Nested past any sane document: refused before anything recurses over it.
+    const std::string deep = "{\"payload\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    const auto too_deep = invalid_row([&] { router.route_message(message(deep), kTxn); });
+    BOOST_TEST(contains(too_deep.what(), "LSN 0/16B3748: the content nests arrays and objects deeper than 1000 levels"));
+    BOOST_TEST(too_deep.value.value() == deep);
 
     const auto missing =
         invalid_row([&] { router.route_message(message(R"({"id": 1, "aggregateid": "k", "payload": "p"})"), kTxn); });

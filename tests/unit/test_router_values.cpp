@@ -5,6 +5,7 @@
 
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/json_expansion.hpp"
+#include "outbox/router/json_nesting.hpp"
 #include "outbox/router/placement_parser.hpp"
 #include "outbox/router/timestamp_text.hpp"
 
@@ -211,5 +212,20 @@ BOOST_AUTO_TEST_CASE(text_that_is_not_a_json_object_or_array_is_not_expanded) {
     BOOST_TEST(expansion.expand("", out).has_value());
     // jsonb prints '{"a": 1e400}' as 401 digits: valid JSON, but past what a double holds.
     BOOST_TEST(expansion.expand("{\"a\": 1" + std::string(400, '0') + "}", out).value().find("it cannot be expanded") == 0u);
+    BOOST_TEST(out == "untouched");
+}
+
+BOOST_AUTO_TEST_CASE(json_nested_deeper_than_jackson_allows_is_not_expanded) {
+    std::string out = "untouched";
+    const JsonExpansion expansion;
+    const std::string deepest_allowed = std::string(1000, '[') + std::string(1000, ']');
+    BOOST_TEST(expand(deepest_allowed) == deepest_allowed);
+    BOOST_TEST(expansion.expand("{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}", out).value() ==
+               "it nests arrays and objects deeper than 1000 levels");
+    BOOST_TEST(expansion.expand(std::string(1001, '{'), out).has_value());
+    // Brackets inside strings, escaped quotes included, are text.
+    const std::string quoted = "{\"a\": \"\\\"" + std::string(5000, '[') + "\"}";
+    BOOST_TEST(!json_nesting_error(quoted));
+    BOOST_TEST(expand(quoted) == "{\"a\":\"\\\"" + std::string(5000, '[') + "\"}");
     BOOST_TEST(out == "untouched");
 }
