@@ -35,25 +35,6 @@ constexpr int kFirstVersionWithKafka4Scram = 0x020601ff;
 
 }  // namespace
 
-bool is_record_error(rd_kafka_resp_err_t error) {
-    switch (error) {
-        case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
-        case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
-        case RD_KAFKA_RESP_ERR_INVALID_RECORD:
-        case RD_KAFKA_RESP_ERR_INVALID_MSG:
-        case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
-        case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
-        case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-        case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-        case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
-        case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
-        case RD_KAFKA_RESP_ERR__INVALID_ARG:
-            return true;
-        default:
-            return false;
-    }
-}
-
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
                    DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides)
     : on_delivery_(std::move(on_delivery)), sasl_scram_(uses_scram(settings)) {
@@ -232,6 +213,26 @@ void Producer::commit_transaction(int timeout_ms) {
 
 void Producer::abort_transaction(int timeout_ms) {
     throw_if_failed(rd_kafka_abort_transaction(handle_.get(), timeout_ms), *this, "abort_transaction");
+}
+
+std::optional<int> Producer::partition_count(std::string_view topic, int at_least, int timeout_ms) {
+    // A partition past the cached count is asked about once a second at most: a row placing
+    // every event there must not cost a metadata round trip each.
+    constexpr auto kRecheck = std::chrono::seconds(1);
+    const auto now = std::chrono::steady_clock::now();
+    auto cached = partition_counts_.find(topic);
+    if (cached != partition_counts_.end() && (at_least < cached->second.count || now - cached->second.asked < kRecheck))
+        return cached->second.count;
+    const rd_kafka_metadata_t* raw = nullptr;
+    if (rd_kafka_metadata(handle_.get(), 0, topic_handle(topic), &raw, timeout_ms) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return std::nullopt;
+    MetadataPtr metadata(raw);
+    if (metadata->topic_cnt != 1 || metadata->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR ||
+        metadata->topics[0].partition_cnt <= 0)
+        return std::nullopt;
+    if (cached == partition_counts_.end()) cached = partition_counts_.emplace(std::string(topic), PartitionCount{}).first;
+    cached->second = {metadata->topics[0].partition_cnt, now};
+    return cached->second.count;
 }
 
 std::string Producer::check_metadata(int timeout_ms) const {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "outbox/kafka/delivery_error.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/router/topic_router.hpp"
@@ -159,8 +160,13 @@ void Pipeline::run() {
             }
             throw;
         }
-        // The server re-sends every unconfirmed transaction, so a partial one starts over.
-        if (open_txn_) tracker_.abandon_open_transaction();
+        // The server re-sends every unconfirmed transaction, so a partial one starts over; the
+        // rows of it that the producer has are not sent twice.
+        if (open_txn_) {
+            if (!exactly_once_ && !open_txn_delivered_before_)
+                partly_handed_over_ = PartlyHandedOver{open_context_.commit_lsn, open_txn_rows_};
+            tracker_.abandon_open_transaction();
+        }
         open_txn_.reset();
         if (exactly_once_) rewind_kafka_transactions();
         stream_.reset();
@@ -180,6 +186,10 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         }
     }
     metrics_.producer_errors.add();
+    // The transaction being received is replayed whole by the next connection.
+    open_txn_.reset();
+    handed_over_end_ = 0;
+    partly_handed_over_.reset();
     if (exactly_once_) {
         // The next connection makes a new transactional producer; the stream rewinds to the
         // last committed Kafka transaction.
@@ -396,9 +406,26 @@ void Pipeline::on_begin(const pgoutput::Begin& begin) {
     open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid};
     open_txn_ = tracker_.begin_transaction({begin.final_lsn, begin.xid, open_context_.commit_time_ms});
     // After a reconnect the server replays from the position it last persisted, which may be
-    // behind what this process already delivered; a commit before the confirmed position was
-    // delivered in full, so sending it again would only make duplicates.
-    open_txn_delivered_before_ = begin.final_lsn < delivered_position();
+    // behind what this process already delivered or handed to the producer; sending that again
+    // would only make duplicates.
+    open_txn_delivered_before_ = begin.final_lsn < replay_skip_position();
+    open_txn_rows_ = 0;
+    rows_to_skip_ = 0;
+    if (partly_handed_over_ && partly_handed_over_->commit_lsn == begin.final_lsn) rows_to_skip_ = partly_handed_over_->rows;
+    partly_handed_over_.reset();
+}
+
+// Commits before this position need nothing sent: delivered, or (at-least-once) already with
+// the producer, which outlives the connection.
+Lsn Pipeline::replay_skip_position() const { return std::max(delivered_position(), handed_over_end_); }
+
+// For an outbox row of the open transaction: whether the producer already has it (the first
+// rows of a transaction a lost connection cut short). Counts the row as handed over either way.
+bool Pipeline::handed_over_before() {
+    ++open_txn_rows_;
+    if (rows_to_skip_ == 0) return false;
+    --rows_to_skip_;
+    return true;
 }
 
 void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
@@ -408,6 +435,7 @@ void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
                             format_lsn(open_context_.commit_lsn));
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
     open_txn_.reset();
+    if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, commit.end_lsn);
     if (exactly_once_ && kafka_txn_.open) {
         kafka_txn_.last_end_lsn = commit.end_lsn;
         if (kafka_transaction_due()) commit_kafka_transaction();
@@ -468,6 +496,7 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
     if (open_txn_delivered_before_) return;
     if (entry.bind_error) throw DefiniteError(*entry.bind_error);
+    if (handed_over_before()) return;
     source_metrics_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
@@ -486,7 +515,8 @@ void Pipeline::on_update(const pgoutput::Update& update) {
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
     if (!router_.watches_prefix(message.prefix)) return;
     // A non-transactional message is a transaction of its own, ending at the message.
-    if (open_txn_ ? open_txn_delivered_before_ : message.lsn < delivered_position()) return;
+    if (open_txn_ ? open_txn_delivered_before_ : message.lsn < replay_skip_position()) return;
+    if (open_txn_ && handed_over_before()) return;
     const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
     source_metrics_[source].received->add();
     if (open_txn_) {
@@ -515,6 +545,8 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
         }
         tracker_.commit_transaction(*open_txn_, message.lsn);
         open_txn_.reset();
+        // Past the message's own position, which a replayed message has too.
+        if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, message.lsn + 1);
         // A dead letter opened a Kafka transaction, which only ends at a commit.
         if (exactly_once_ && kafka_txn_.open) {
             kafka_txn_.last_end_lsn = message.lsn;
@@ -524,6 +556,10 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
 }
 
 void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source) {
+    if (const auto out_of_range = partition_out_of_range(record, source)) {
+        reject(*out_of_range, source, std::string(record.topic), "route", headers_of(record));
+        return;
+    }
     const EventTag tag{*open_txn_, source, false};
     if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
@@ -542,14 +578,59 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
                                               format_lsn(open_context_.commit_lsn) + ": topic \"" +
                                               std::string(record.topic) + "\": " + cause,
                                           sources_[source], owned(record.key), owned(record.value), std::nullopt);
-    if (!kafka::is_record_error(error)) throw DefiniteError(refused.what());
-    reject(refused, source, std::string(record.topic), "produce", headers_of(record));
+    switch (kafka::classify_delivery_error(error)) {
+        case kafka::DeliveryErrorClass::record:
+            return reject(refused, source, std::string(record.topic), "produce", headers_of(record), error);
+        case kafka::DeliveryErrorClass::producer:
+            throw ProducerFailed(refused.what());
+        case kafka::DeliveryErrorClass::definite:
+            throw DefiniteError(refused.what());
+    }
+}
+
+// A partition placement past the topic's partitions would fail only at delivery, without the
+// column's name, after later rows of the transaction went out: checked here, before producing.
+std::optional<router::InvalidRowError> Pipeline::partition_out_of_range(const router::OutboxRecord& record,
+                                                                         std::uint16_t source) {
+    if (record.partition < 0) return std::nullopt;
+    const auto partitions = producer_->partition_count(record.topic, record.partition, 5000);
+    if (!partitions || record.partition < *partitions) return std::nullopt;
+    const bool message = sources_[source].starts_with("message prefix ");
+    return router::InvalidRowError(
+        sources_[source] + ", " + (message ? "field" : "column") + " \"" + std::string(record.partition_column) +
+            "\" (table.fields.additional.placement), transaction committing at LSN " +
+            format_lsn(open_context_.commit_lsn) + ": partition " + std::to_string(record.partition) +
+            " is out of range: topic \"" + std::string(record.topic) + "\" has " + std::to_string(*partitions) +
+            " partitions",
+        sources_[source], owned(record.key), owned(record.value), std::nullopt);
+}
+
+namespace {
+
+bool too_large(rd_kafka_resp_err_t error) {
+    return error == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || error == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE;
+}
+
+std::string dropped_because(rd_kafka_resp_err_t error) {
+    return std::string("the record is too large for Kafka (") + rd_kafka_err2name(error) + ")";
+}
+
+}  // namespace
+
+// A dead letter too large for Kafka goes again without the original value: it must fit.
+rd_kafka_resp_err_t Pipeline::produce_dead_letter(DeadLetter& letter, std::uint64_t tag) {
+    rd_kafka_resp_err_t refused = producer_->produce(letter.record(), tag);
+    if (too_large(refused) && letter.has_value()) {
+        letter.drop_value(dropped_because(refused));
+        refused = producer_->produce(letter.record(), tag);
+    }
+    throw_if_producer_failed(refused);
+    return refused;
 }
 
 // errors.tolerance: none stops the router; all dead-letters the event or skips it.
 void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
-                      const std::string& stage,
-                      HeaderList headers) {
+                      const std::string& stage, HeaderList headers, rd_kafka_resp_err_t kafka_error) {
     if (config_.errors_tolerance == config::ErrorTolerance::none) throw error;
     if (config_.dead_letter_topic.empty()) {
         log::warn(std::string("skipping an event that cannot be delivered (errors.tolerance: all): ") + error.what());
@@ -557,14 +638,14 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
         return;
     }
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + error.what());
-    const DeadLetter letter(config_.dead_letter_topic, error.key, error.value, std::move(headers), original_topic, stage,
-                            error.what(),
-                            {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
+    DeadLetter letter(config_.dead_letter_topic, error.key, error.value, std::move(headers), original_topic, stage,
+                      error.what(),
+                      {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
+    if (too_large(kafka_error)) letter.drop_value(dropped_because(kafka_error));
     const EventTag tag{*open_txn_, source, true};
+    if (exactly_once_) open_kafka_transaction(kafka::record_size(letter.record()));
+    const rd_kafka_resp_err_t refused = produce_dead_letter(letter, tag.encode());
     const auto record = letter.record();
-    if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
-    const rd_kafka_resp_err_t refused = producer_->produce(record, tag.encode());
-    throw_if_producer_failed(refused);
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
     tracker_.event_sent(*open_txn_);
@@ -598,12 +679,26 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     const std::string cause = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
                               rd_kafka_err2str(report.error);
     // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
-    if (!kafka::is_record_error(report.error)) {
+    const auto kind = kafka::classify_delivery_error(report.error);
+    if (kind == kafka::DeliveryErrorClass::producer) {
         // Not about this record (timed out, epoch fenced, ...): the producer replays it.
         if (producer_failure_.empty()) producer_failure_ = cause;
         return;
     }
-    if (tag.dead_letter || config_.errors_tolerance == config::ErrorTolerance::none || exactly_once_) {
+    const auto* message = report.message;
+    if (tag.dead_letter && too_large(report.error) && message->payload && !exactly_once_) {
+        // The dead-letter topic takes smaller records than the original's: send it without the value.
+        inflight_bytes_ -= std::min(inflight_bytes_, report.size);
+        DeadLetter again(std::string(report.topic),
+                         message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
+                         std::string(static_cast<const char*>(message->payload), message->len), headers_of(message),
+                         rd_kafka_message_timestamp(message, nullptr));
+        again.drop_value(dropped_because(report.error));
+        dead_letters_to_send_.emplace_back(report.tag, std::move(again));
+        return;
+    }
+    if (kind == kafka::DeliveryErrorClass::definite || tag.dead_letter ||
+        config_.errors_tolerance == config::ErrorTolerance::none || exactly_once_) {
         // In exactly-once mode a record refused after sending fails its Kafka transaction, which
         // then cannot commit; dead-lettering it would need a transaction of its own.
         if (delivery_failure_.empty()) delivery_failure_ = cause;
@@ -621,15 +716,14 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     }
     // Produced after serve() returns (never from inside librdkafka's callback); the dead letter
     // takes over the original's place in the transaction's count.
-    const auto* message = report.message;
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + what);
-    dead_letters_to_send_.emplace_back(
-        EventTag{tag.txn, tag.source, true}.encode(),
-        DeadLetter(config_.dead_letter_topic,
-                   message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
-                   message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
-                   headers_of(message), std::string(report.topic), "produce", what,
-                   {sources_[tag.source], info.commit_lsn, info.xid, info.commit_time_ms}));
+    DeadLetter letter(config_.dead_letter_topic,
+                      message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
+                      message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
+                      headers_of(message), std::string(report.topic), "produce", what,
+                      {sources_[tag.source], info.commit_lsn, info.xid, info.commit_time_ms});
+    if (too_large(report.error)) letter.drop_value(dropped_because(report.error));
+    dead_letters_to_send_.emplace_back(EventTag{tag.txn, tag.source, true}.encode(), std::move(letter));
 }
 
 observability::Counter& Pipeline::published_counter(std::string_view topic) {
@@ -645,11 +739,10 @@ void Pipeline::send_dead_letters() {
     // produce() may serve reports while librdkafka's queue is full, and a failed one queues a
     // dead letter of its own: that one waits for the next round instead of landing in the list
     // being sent (where it was skipped, or moved the letters under this loop).
-    const auto letters = std::exchange(dead_letters_to_send_, {});
-    for (const auto& [tag, letter] : letters) {
+    auto letters = std::exchange(dead_letters_to_send_, {});
+    for (auto& [tag, letter] : letters) {
+        const rd_kafka_resp_err_t refused = produce_dead_letter(letter, tag);
         const auto record = letter.record();
-        const rd_kafka_resp_err_t refused = producer_->produce(record, tag);
-        throw_if_producer_failed(refused);
         if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
         inflight_bytes_ += kafka::record_size(record);

@@ -202,6 +202,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
                     throw row.invalid(field.column, kPlacementOption,
                                       "\"" + std::string(*text) + "\" is not a partition number (0 to 2147483647)");
                 record.partition = static_cast<std::int32_t>(*number);
+                record.partition_column = field.column;
                 break;
             }
             case config::Placement::envelope:

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,9 +28,6 @@ struct DeliveryReport {
     const rd_kafka_message_t* message = nullptr;  // the record, for a dead-letter copy; valid in the callback only
 };
 
-// Kafka errors that belong to one record rather than to the cluster: retrying will never
-// deliver it, but the records after it are fine (a "poison" record).
-bool is_record_error(rd_kafka_resp_err_t error);
 
 inline std::size_t record_size(const router::OutboxRecord& record) {
     return (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
@@ -90,6 +88,11 @@ public:
     // retrying cannot change.
     const std::string& authentication_failure() const { return authentication_failure_; }
 
+    // How many partitions `topic` has, from cluster metadata (cached; asked again when
+    // `at_least` is not below the cached count, as partitions may have been added). Nothing when
+    // the cluster does not say within `timeout_ms` (the topic may not exist yet).
+    std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms);
+
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
     std::string check_metadata(int timeout_ms) const;
 
@@ -121,6 +124,11 @@ private:
     HandlePtr handle_;
     QueuePtr main_queue_;
     Topics topics_;
+    struct PartitionCount {
+        int count = 0;
+        std::chrono::steady_clock::time_point asked{};
+    };
+    std::unordered_map<std::string, PartitionCount, TransparentHash, std::equal_to<>> partition_counts_;
     // Topic handles by the address of the caller's topic name. The router hands out the same few
     // route strings for every record, so finding the address and comparing the (short) name is
     // cheaper than hashing the name; the comparison keeps a reused address from misleading it.

@@ -29,10 +29,21 @@ public:
                const std::string& original_topic, const std::string& stage, const std::string& cause,
                const Origin& origin);
 
+    // A dead letter as it was sent (its error headers included), to send again.
+    DeadLetter(std::string topic, std::optional<std::string> key, std::optional<std::string> value, HeaderList headers,
+               std::int64_t timestamp_ms);
+
+    // Sends the letter without the original value, saying why and how large it was, so that a
+    // record refused for its size still fits the dead-letter topic.
+    void drop_value(const std::string& reason);
+    bool has_value() const { return value_.has_value(); }
+
     // Views into this object; valid while it lives and is not moved.
     router::OutboxRecord record() const;
 
 private:
+    void index_headers();
+
     std::string topic_;
     std::optional<std::string> key_;
     std::optional<std::string> value_;

@@ -67,9 +67,14 @@ private:
     void on_insert(const pgoutput::Insert& insert);
     void on_update(const pgoutput::Update& update);
     void on_message(const pgoutput::LogicalMessage& message);
+    bool handed_over_before();
+    Lsn replay_skip_position() const;
     void publish(const router::OutboxRecord& record, std::uint16_t source);
     void reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
-                const std::string& stage, HeaderList headers);
+                const std::string& stage, HeaderList headers,
+                rd_kafka_resp_err_t kafka_error = RD_KAFKA_RESP_ERR_NO_ERROR);
+    std::optional<router::InvalidRowError> partition_out_of_range(const router::OutboxRecord& record, std::uint16_t source);
+    rd_kafka_resp_err_t produce_dead_letter(DeadLetter& letter, std::uint64_t tag);
     void on_delivery(const kafka::DeliveryReport& report);
     void send_dead_letters();
     void check_kafka_health() const;
@@ -128,6 +133,19 @@ private:
     std::optional<TxnId> open_txn_;
     bool open_txn_delivered_before_ = false;  // replayed after a reconnect: publish nothing
     router::TransactionContext open_context_;
+    std::size_t open_txn_rows_ = 0;  // its outbox rows handed to the producer (or dead-lettered, or skipped)
+    std::size_t rows_to_skip_ = 0;   // its first rows, handed over before a reconnect cut it short
+
+    // At-least-once: what the current producer already has, so that a reconnect replays none of
+    // it (Kafka acknowledges it without the walsender). The end of the newest transaction handed
+    // over in full, and the transaction a lost connection cut short with how many of its rows
+    // went. Forgotten when the producer is replaced: then its records are in doubt.
+    Lsn handed_over_end_ = 0;
+    struct PartlyHandedOver {
+        Lsn commit_lsn = 0;
+        std::size_t rows = 0;
+    };
+    std::optional<PartlyHandedOver> partly_handed_over_;
 
     Lsn received_lsn_ = 0;
     // Server clock, PostgreSQL epoch: the newest BEGIN's commit time, and when the server sent the

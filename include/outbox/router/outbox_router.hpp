@@ -27,6 +27,7 @@ struct OutboxRecord {
     std::optional<std::string_view> value;  // nullopt: null value (a tombstone)
     std::span<const KafkaHeader> headers;   // "id" first, then header placements in config order
     std::int64_t timestamp_ms = 0;
+    std::string_view partition_column;      // the column (or message field) a placed partition came from
 };
 
 // The transaction a row belongs to, for timestamps and for error messages.
