@@ -176,6 +176,31 @@ void Pipeline::run() {
     drain_and_stop();
 }
 
+// A position this process (or the exactly-once offsets topic) holds must lie in the server's
+// history: after a failover to a server that was behind, or a restore from a copy, trusting it
+// would skip every new transaction below it and move the slot past the server's WAL.
+void Pipeline::check_resume_position(Lsn position, const std::string& what) const {
+    if (position == 0) return;
+    const auto& server = source_.identity;
+    std::string why;
+    if (!source_.previous_system_id.empty() && source_.previous_system_id != server.system_id)
+        why = "the server is another cluster (system " + server.system_id + ", before " + source_.previous_system_id + ")";
+    else if (position > server.wal_position)
+        why = "the server's WAL ends at " + format_lsn(server.wal_position) + " (timeline " +
+              std::to_string(server.timeline) + ")";
+    else if (source_.previous_timeline_end && position > *source_.previous_timeline_end)
+        why = "the server's timeline " + std::to_string(server.timeline) + " left timeline " +
+              std::to_string(source_.previous_timeline) + " at " + format_lsn(*source_.previous_timeline_end);
+    if (why.empty()) return;
+    throw DefiniteError("postgres: " + what + " " + format_lsn(position) + ", but " + why +
+                        ": that position is not in this server's WAL history (a failover to a server that was "
+                        "behind, or a restored copy?). Events past the slot's position on this server may be in "
+                        "Kafka although this server lost them; check them, then start the router again" +
+                        (exactly_once_ ? " with a new offsets.topic (or transactional.id), since the stored "
+                                         "position would be refused again"
+                                       : ", which resumes from the slot"));
+}
+
 void Pipeline::recover_from_producer_failure(const std::string& reason) {
     // Everything not yet acknowledged is in doubt; the slot still has it. Confirm what is
     // certain, then replay the rest through a new producer.
@@ -232,6 +257,7 @@ void Pipeline::connect() {
                                          wait_unless_stopping);
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(source_);
+    check_resume_position(std::max({tracker_.confirmed_lsn(), committed_end_, handed_over_end_}), "this router has handled events up to");
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
     if (source_.server_version < 140000 && !config_.outbox.message_prefixes.empty())
@@ -878,6 +904,7 @@ void Pipeline::start_kafka_transactions() {
     offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, identity);
     offsets_->ensure_topic();
     const Lsn stored = offsets_->read_committed_position();
+    check_resume_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
     committed_end_ = std::max({committed_end_, stored, source_.slot_confirmed_lsn});
     tracker_.restart_from(committed_end_);
     kafka_txn_ = {};

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "outbox/replication/timeline_history.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -42,10 +43,22 @@ void SourceSetup::identify(SourceState& state) {
     const auto result = conn_.exec("IDENTIFY_SYSTEM", "IDENTIFY_SYSTEM");
     if (PQntuples(result.get()) != 1 || PQnfields(result.get()) < 4)
         throw ProtocolError("postgres: IDENTIFY_SYSTEM returned an unexpected shape");
+    state.previous_system_id = state.identity.system_id;
+    state.previous_timeline = state.identity.timeline;
     state.identity.system_id = value(result, 0, 0);
     state.identity.timeline = std::stoi(value(result, 0, 1));
     state.identity.wal_position = parse_lsn(value(result, 0, 2)).value_or(0);
     state.identity.database = value(result, 0, 3);
+    state.previous_timeline_end.reset();
+    if (state.previous_system_id == state.identity.system_id && state.previous_timeline != 0 &&
+        state.previous_timeline != state.identity.timeline) {
+        // A promoted standby: what the router read past the switch point came from another history.
+        const auto history = conn_.exec("TIMELINE_HISTORY " + std::to_string(state.identity.timeline),
+                                        "reading the history of timeline " + std::to_string(state.identity.timeline));
+        if (PQntuples(history.get()) != 1 || PQnfields(history.get()) < 2)
+            throw ProtocolError("postgres: TIMELINE_HISTORY returned an unexpected shape");
+        state.previous_timeline_end = timeline_switch_point(value(history, 0, 1), state.previous_timeline).value_or(0);
+    }
     state.server_version = server_version_ = conn_.server_version();
     if (state.identity.database.empty())
         throw DefiniteError("postgres: the connection is not a database replication connection");
@@ -186,8 +199,10 @@ void SourceSetup::ensure_publication(SourceState& state) {
 void SourceSetup::ensure_slot(SourceState& state) {
     const auto& slot = config_.postgres.slot_name;
     // wal_status (a slot invalidated by max_slot_wal_keep_size) exists from PostgreSQL 13 on.
+    // two_phase exists from 14 on.
     const std::string query = std::string("SELECT plugin, slot_type, database, confirmed_flush_lsn, ") +
-                              (server_version_ >= 130000 ? "wal_status" : "NULL") +
+                              (server_version_ >= 130000 ? "wal_status" : "NULL") + ", " +
+                              (server_version_ >= 140000 ? "two_phase" : "false") +
                               " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + conn_.quote_literal(slot);
     auto result = conn_.exec(query, "looking up replication slot " + slot);
     if (PQntuples(result.get()) == 0) {
@@ -230,6 +245,15 @@ void SourceSetup::ensure_slot(SourceState& state) {
     if (database != state.identity.database) {
         fail("postgres: replication slot \"" + slot + "\" belongs to database \"" + database +
              "\", not \"" + state.identity.database + "\"");
+        return;
+    }
+    // Such a slot decodes PREPARE TRANSACTION whatever the client asks (PostgreSQL 15 and later),
+    // and its events would have to wait for COMMIT PREPARED in the router: not supported.
+    if (value(result, 0, 5) == "t") {
+        fail("postgres: replication slot \"" + slot +
+             "\" was created with two_phase, so the server streams prepared transactions at PREPARE "
+             "TRANSACTION, which the router does not decode. Use a slot without two_phase (another "
+             "postgres.slot.name, or drop this one and let the router create it)");
         return;
     }
     if (wal_status == "lost") {

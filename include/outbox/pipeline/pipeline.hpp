@@ -49,6 +49,7 @@ private:
     };
 
     void connect();
+    void check_resume_position(Lsn position, const std::string& what) const;
     void stream();
     void recover_from_producer_failure(const std::string& reason);
     void wait_before_reconnecting(std::chrono::milliseconds delay);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct SourceState {
     // and re-creating it silently would hide that.
     bool slot_seen = false;
     bool publication_seen = false;
+    // Set when this connection's server is not on the timeline the previous one was: where that
+    // timeline ended in this server's history (0 when it is not an ancestor of this timeline).
+    std::optional<Lsn> previous_timeline_end;
+    int previous_timeline = 0;
+    std::string previous_system_id;  // of the previous connection's server
 };
 
 // Validates (and, when allowed, creates) what the router needs on the PostgreSQL side, on the
