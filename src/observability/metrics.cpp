@@ -34,6 +34,8 @@ Metrics::Metrics()
                                          "Events handed to Kafka and not yet acknowledged.")),
       in_flight_bytes(registry_.gauge("outbox_router_in_flight_bytes",
                                       "Key and value bytes of the events in flight.")),
+      pending_transactions(registry_.gauge("outbox_router_pending_transactions",
+                                           "Transactions received and not yet confirmed, with or without events.")),
       commit_to_ack_seconds(registry_.histogram("outbox_router_commit_to_ack_seconds",
                                                 "Time from the PostgreSQL commit to the Kafka acknowledgement.",
                                                 kLatencyBuckets)),

@@ -323,8 +323,11 @@ void Pipeline::send_if_caught_up() {
     act_on_deliveries();
 }
 
+// Transactions count too: behind one unacknowledged event, every transaction received after it
+// waits in the tracker, those without outbox rows included.
 bool Pipeline::saturated() const {
     return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
+           static_cast<long>(tracker_.transactions_pending()) >= config_.max_inflight_messages ||
            static_cast<long>(inflight_bytes_) >= config_.max_inflight_bytes;
 }
 
@@ -365,6 +368,7 @@ void Pipeline::stream() {
         if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
         if (Clock::now() >= next_status_update_) confirm_to_postgres();
         stream_->flush_output();
+        metrics_.pending_transactions.set(static_cast<std::int64_t>(tracker_.transactions_pending()));
         if (frames == kFramesPerTurn) {
             kafka_ready = true;
             continue;

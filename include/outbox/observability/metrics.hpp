@@ -34,6 +34,7 @@ public:
     Gauge& confirmed_lsn;                 // last position sent to PostgreSQL as flushed
     Gauge& in_flight_messages;            // handed to librdkafka, not yet acknowledged
     Gauge& in_flight_bytes;               // their key + value bytes
+    Gauge& pending_transactions;          // received, not yet confirmed
     Histogram& commit_to_ack_seconds;     // PostgreSQL commit time → Kafka acknowledgement
 
     // Slot monitor thread (a side SQL connection).
