@@ -260,6 +260,7 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                  {"publish.via.partition.root", [&](const Entry& e) { pg.publish_via_partition_root = boolean_option(e); }},
                  {"table.include.list", [&](const Entry& e) { pg.tables = table_list(e); }},
                  {"status.update.interval.ms", [&](const Entry& e) { pg.status_update_interval_ms = integer_at_least(e, 1); }},
+                 {"receive.timeout.ms", [&](const Entry& e) { pg.receive_timeout_ms = integer_at_least(e, 0); }},
                  {"heartbeat.interval.ms", [&](const Entry& e) { pg.heartbeat_interval_ms = integer_at_least(e, 0); }},
                  {"heartbeat.action.query", [&](const Entry& e) { pg.heartbeat_action_query = non_empty_text(e); }},
                  {"reconnect.backoff.max.ms", [&](const Entry& e) { pg.reconnect_backoff_max_ms = integer_at_least(e, 1); }},

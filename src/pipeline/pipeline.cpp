@@ -9,6 +9,7 @@
 
 #include "outbox/kafka/delivery_error.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
+#include "outbox/replication/status_keeper.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
@@ -21,12 +22,23 @@ namespace {
 constexpr int kFramesPerTurn = 4096;
 
 // Waits of the replication connection before the stream (connecting, setting up, starting) end
-// at a shutdown request: SIGTERM must not wait on a server that stopped answering.
-bool wait_unless_stopping(int socket, bool for_write) {
+// at a shutdown request: SIGTERM must not wait on a server that stopped answering. Connecting
+// gives up at `deadline` (when set): a connection that is accepted and then never answered
+// (a stalled proxy) would wait for ever. Set-up statements may wait long on purpose (creating a
+// slot waits for running transactions), so they are not bounded.
+bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline) {
     pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {ShutdownSignal::fd(), POLLIN, 0}};
-    while (poll(fds, 2, -1) < 0 && errno == EINTR && !ShutdownSignal::requested()) {
+    for (;;) {
+        int timeout = -1;
+        if (deadline) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) throw TransientError("postgres: the server did not answer while connecting");
+            timeout = static_cast<int>(left.count());
+        }
+        const int ready = poll(fds, 2, timeout);
+        if (ShutdownSignal::requested()) return false;
+        if (ready > 0 || (ready < 0 && errno != EINTR)) return true;
     }
-    return !ShutdownSignal::requested();
 }
 constexpr std::chrono::milliseconds kLingeringRecheck{5};
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
@@ -98,6 +110,7 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       bootstrap_servers_(bootstrap_servers),
       metrics_(metrics),
       status_interval_(config.postgres.status_update_interval_ms),
+      receive_timeout_(config.postgres.receive_timeout_ms),
       router_(config),
       // In exactly-once mode the producer is made after the slot is ours (see connect()).
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
@@ -253,8 +266,14 @@ void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
 }
 
 void Pipeline::connect() {
-    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication,
-                                         wait_unless_stopping);
+    const bool bounded = config_.postgres.receive_timeout_ms > 0;
+    connecting_until_ = bounded ? std::optional<Clock::time_point>(
+                                      Clock::now() + std::chrono::milliseconds(config_.postgres.receive_timeout_ms))
+                                : std::nullopt;
+    replication::PgConnection connection(
+        config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication,
+        [this](int socket, bool for_write) { return wait_unless_stopping(socket, for_write, connecting_until_); });
+    connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(source_);
     check_resume_position(std::max({tracker_.confirmed_lsn(), committed_end_, handed_over_end_}), "this router has handled events up to");
@@ -265,15 +284,21 @@ void Pipeline::connect() {
                   " does not stream logical decoding messages (14 and later do): only table rows are routed");
     relations_.clear();
     tracker_.reset_confirmed(source_.slot_confirmed_lsn);
-    if (exactly_once_) start_kafka_transactions();
-    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
-    metrics_.health.set_streaming(true);
-    if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
-
     status_interval_ = std::chrono::milliseconds(config_.postgres.status_update_interval_ms);
     if (source_.wal_sender_timeout_ms > 0)
         status_interval_ = std::min(status_interval_, std::chrono::milliseconds(source_.wal_sender_timeout_ms / 2));
+    if (exactly_once_) {
+        // The slot is ours from START_REPLICATION on, and the walsender ends a connection that
+        // stays silent for wal_sender_timeout while Kafka is set up.
+        const replication::StatusKeeper keeper(*stream_, source_.slot_confirmed_lsn, status_interval_);
+        start_kafka_transactions();
+    }
+    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
+    metrics_.health.set_streaming(true);
+    if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
     next_status_update_ = Clock::now();
+    last_heard_ = Clock::now();
+    reply_requested_ = false;
 
     const Lsn server = source_.identity.wal_position;
     const Lsn confirmed = source_.slot_confirmed_lsn;
@@ -382,6 +407,8 @@ void Pipeline::stream() {
         if (exactly_once_ && kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0)
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
         if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
+        if (reading && receive_timeout_.count() > 0)
+            wake_at = std::min(wake_at, last_heard_ + (reply_requested_ ? receive_timeout_ : receive_timeout_ / 2));
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
         // of poll(0) calls (with 10 ms status updates, 5 of every 6 poll() calls draining a backlog).
         const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake_at - Clock::now());
@@ -389,7 +416,33 @@ void Pipeline::stream() {
         const int ready = poll(fds, reading ? 3 : 2, timeout);
         if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
         kafka_ready = ready < 0 || fds[0].revents != 0;
-        if (reading && (fds[2].revents & (POLLIN | POLLERR | POLLHUP))) stream_->receive(!caught_up());
+        if (!reading) {
+            // Unread on purpose: the server's silence means nothing now.
+            last_heard_ = Clock::now();
+        } else if (fds[2].revents & (POLLIN | POLLERR | POLLHUP)) {
+            last_heard_ = Clock::now();
+            reply_requested_ = false;
+            stream_->receive(!caught_up());
+        } else {
+            check_server_silence();
+        }
+    }
+}
+
+// A connection can die without closing (a cut cable, a stalled proxy): nothing arrives and
+// nothing fails. Half-way through the timeout the status update asks for a reply, which a live
+// walsender sends at once; none by the end means the connection is gone.
+void Pipeline::check_server_silence() {
+    if (receive_timeout_.count() == 0) return;
+    const auto silent = Clock::now() - last_heard_;
+    if (silent >= receive_timeout_)
+        throw TransientError("postgres: nothing received from the server for " +
+                             std::to_string(config_.postgres.receive_timeout_ms) +
+                             " ms (postgres.receive.timeout.ms); taking the connection for lost");
+    if (silent >= receive_timeout_ / 2 && !reply_requested_) {
+        confirm_to_postgres(true);
+        stream_->flush_output();
+        reply_requested_ = true;
     }
 }
 
@@ -804,12 +857,12 @@ void Pipeline::check_kafka_health() const {
                             " and nothing past it");
 }
 
-void Pipeline::confirm_to_postgres() {
+void Pipeline::confirm_to_postgres(bool reply_requested) {
     const Lsn flushed = confirmable_lsn();
     // write = flush on purpose: the walsender pings with a keepalive only while the client's
     // write position is behind what it sent, and those keepalives are what let an idle outbox
     // confirm past WAL that other tables wrote.
-    stream_->send_status_update(flushed, flushed, false);
+    stream_->send_status_update(flushed, flushed, reply_requested);
     metrics_.confirmed_lsn.set(static_cast<std::int64_t>(flushed));
     metrics_.transactions_confirmed.add(tracker_.transactions_confirmed() - transactions_reported_);
     transactions_reported_ = tracker_.transactions_confirmed();

@@ -42,7 +42,15 @@ PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : 
         // libpq's documented loop: wait as PQconnectPoll last asked, starting as if it asked to write.
         for (auto polling = PGRES_POLLING_WRITING; polling != PGRES_POLLING_OK && polling != PGRES_POLLING_FAILED;
              polling = PQconnectPoll(conn_)) {
-            if (!wait_(PQsocket(conn_), polling == PGRES_POLLING_WRITING)) {
+            bool waited = false;
+            try {
+                waited = wait_(PQsocket(conn_), polling == PGRES_POLLING_WRITING);
+            } catch (...) {
+                PQfinish(conn_);
+                conn_ = nullptr;
+                throw;
+            }
+            if (!waited) {
                 PQfinish(conn_);
                 conn_ = nullptr;
                 throw TransientError("postgres: stopped while connecting");

@@ -34,6 +34,7 @@ struct PostgresSettings {
     std::optional<bool> publish_via_partition_root;
     std::vector<TableName> tables{{"public", "outbox"}};
     int status_update_interval_ms = 1000;
+    int receive_timeout_ms = 30000;  // 0: off
     int heartbeat_interval_ms = 0;  // 0: off
     std::string heartbeat_action_query = "SELECT pg_logical_emit_message(true, 'outbox-router-heartbeat', '')";
     int reconnect_backoff_max_ms = 30000;

@@ -88,7 +88,8 @@ private:
     void rewind_kafka_transactions();
     Lsn confirmable_lsn();
     Lsn delivered_position() const;
-    void confirm_to_postgres();
+    void confirm_to_postgres(bool reply_requested = false);
+    void check_server_silence();
     bool deliver_in_flight();
     void drain_and_stop();
     std::uint16_t source_index(const std::string& name);
@@ -119,6 +120,10 @@ private:
     observability::Counter& published_counter(std::string_view topic);
     std::uint64_t transactions_reported_ = 0;
     std::chrono::milliseconds status_interval_;
+    const std::chrono::milliseconds receive_timeout_;  // 0: off
+    Clock::time_point last_heard_{};   // when the replication socket last had something to read
+    bool reply_requested_ = false;     // since then
+    std::optional<Clock::time_point> connecting_until_;
     ack::AckTracker tracker_;
     router::OutboxRouter router_;
     std::unique_ptr<kafka::Producer> producer_;
