@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration demo bench sanitize clean
+.PHONY: all deps build test unit integration demo bench sanitize fuzz fuzz-build clean
 
 all: build
 
@@ -13,8 +13,9 @@ build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+test: build fuzz-build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j 2 --timeout 900
+	cd build-fuzz && ctest --output-on-failure -j 2 --timeout 300
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L unit
@@ -34,5 +35,14 @@ sanitize: deps
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ctest --output-on-failure -j 2 --timeout 1800
 
+# The fuzz targets (fuzz/), built with clang; `make fuzz` runs each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 600
+fuzz-build: deps
+	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_FUZZ=ON >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	cd build-fuzz && OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -j $(JOBS) --timeout $$(($(FUZZ_SECONDS) + 300))
+
 clean:
-	rm -rf $(BUILD_DIR) build-sanitize .demo
+	rm -rf $(BUILD_DIR) build-sanitize build-fuzz .demo
