@@ -4,11 +4,11 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "outbox/router/placement_parser.hpp"
+#include "outbox/config/placement_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {
-        outbox::router::parse_additional_placements({reinterpret_cast<const char*>(data), size});
+        outbox::config::parse_additional_placements({reinterpret_cast<const char*>(data), size});
     } catch (const std::invalid_argument&) {
     }
     return 0;

@@ -1,8 +1,9 @@
 #include "outbox/config/config.hpp"
 
-#include "outbox/router/placement_parser.hpp"
+#include "outbox/config/placement_parser.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
+#include "outbox/util/topic_name.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -120,6 +121,12 @@ std::string non_empty_text(const Entry& e) {
     std::string text = text_of(e);
     if (text.empty()) fail(e.location, e.key + ": must not be empty");
     return text;
+}
+
+std::string topic_name(const Entry& e) {
+    std::string topic = non_empty_text(e);
+    if (!is_legal_topic_name(topic)) fail(e.location, e.key + ": \"" + topic + "\" is not a legal Kafka topic name");
+    return topic;
 }
 
 int integer_at_least(const Entry& e, int minimum) {
@@ -307,7 +314,7 @@ std::vector<AdditionalField> additional_placements(const Entry& e) {
     const std::string text = list_text(e);
     if (trim(text).empty()) fail(e.location, e.key + ": must not be empty (leave the key out for no additional fields)");
     try {
-        return router::parse_additional_placements(text);
+        return parse_additional_placements(text);
     } catch (const std::invalid_argument& problem) {
         fail(e.location, e.key + ": " + problem.what());
     }
@@ -575,6 +582,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     config.source_file = file_name;
     Location postgres_location{file_name, 0};
     Location kafka_location{file_name, 0};
+    Location dead_letter_location{file_name, 0};
     dispatch(entries_of(root, "", file_name),
              {
                  {"postgres",
@@ -593,9 +601,13 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"max.inflight.messages", [&](const Entry& e) { config.max_inflight_messages = integer_at_least(e, 1); }},
                  {"max.inflight.bytes", [&](const Entry& e) { config.max_inflight_bytes = integer_at_least(e, 1024); }},
                  {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = error_tolerance(e); }},
-                 {"errors.deadletterqueue.topic.name", [&](const Entry& e) { config.dead_letter_topic = text_of(e); }},
+                 {"errors.deadletterqueue.topic.name",
+                  [&](const Entry& e) {
+                      dead_letter_location = e.location;
+                      config.dead_letter_topic = topic_name(e);
+                  }},
                  {"delivery.guarantee", [&](const Entry& e) { config.delivery_guarantee = delivery_guarantee(e); }},
-                 {"offsets.topic", [&](const Entry& e) { config.offsets_topic = non_empty_text(e); }},
+                 {"offsets.topic", [&](const Entry& e) { config.offsets_topic = topic_name(e); }},
                  {"transaction.max.events", [&](const Entry& e) { config.transaction_max_events = integer_at_least(e, 1); }},
                  {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
                  {"transaction.max.ms", [&](const Entry& e) { config.transaction_max_ms = integer_at_least(e, 1); }},
@@ -604,6 +616,8 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
              });
 
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");
+    if (!config.dead_letter_topic.empty() && config.errors_tolerance != ErrorTolerance::all)
+        fail(dead_letter_location, "errors.deadletterqueue.topic.name needs errors.tolerance: all");
     require_kafka_target(config.kafka, kafka_location);
     return config;
 }

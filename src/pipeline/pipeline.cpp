@@ -115,11 +115,6 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       // In exactly-once mode the producer is made after the slot is ours (see connect()).
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once) {
-    if (!config.dead_letter_topic.empty() && !router::is_legal_topic_name(config.dead_letter_topic))
-        throw ConfigError("errors.deadletterqueue.topic.name: \"" + config.dead_letter_topic +
-                          "\" is not a legal Kafka topic name");
-    if (!config.dead_letter_topic.empty() && config.errors_tolerance != config::ErrorTolerance::all)
-        throw ConfigError("errors.deadletterqueue.topic.name needs errors.tolerance: all");
     for (const auto& table : config.postgres.tables) source_index(table.qualified());
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)

@@ -130,14 +130,4 @@ const TopicRouter::Route& TopicRouter::route_for(std::string_view route_by_value
     return cache_.emplace(std::string(route_by_value), Route{std::move(topic), legal}).first->second;
 }
 
-bool is_legal_topic_name(std::string_view topic) {
-    if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") return false;
-    for (const char c : topic) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                        c == '_' || c == '-';
-        if (!ok) return false;
-    }
-    return true;
-}
-
 }  // namespace outbox::router

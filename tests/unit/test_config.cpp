@@ -489,3 +489,16 @@ BOOST_AUTO_TEST_CASE(shipped_example_configs_load) {
     BOOST_TEST(compose.metrics.port == 9187);
     BOOST_TEST((compose.log.format == outbox::log::Format::json));
 }
+
+// Checks that span settings live here too, so --check refuses what the router would refuse.
+BOOST_AUTO_TEST_CASE(dead_letter_and_offsets_topics_are_checked_with_their_line) {
+    const std::string base = minimal_with_postgres("");
+    BOOST_TEST(error_of(base + "errors.deadletterqueue.topic.name: dead.letters\n") ==
+               "router.yaml:6: errors.deadletterqueue.topic.name needs errors.tolerance: all");
+    BOOST_TEST(error_of(base + "errors.tolerance: all\nerrors.deadletterqueue.topic.name: \"dead letters\"\n") ==
+               "router.yaml:7: errors.deadletterqueue.topic.name: \"dead letters\" is not a legal Kafka topic name");
+    BOOST_TEST(error_of(base + "offsets.topic: \"..\"\n") ==
+               "router.yaml:6: offsets.topic: \"..\" is not a legal Kafka topic name");
+    BOOST_TEST(parse_config(base + "errors.tolerance: all\nerrors.deadletterqueue.topic.name: dead.letters\n", "r.yaml")
+                   .dead_letter_topic == "dead.letters");
+}

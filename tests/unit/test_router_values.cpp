@@ -6,7 +6,7 @@
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/json_expansion.hpp"
 #include "outbox/router/json_nesting.hpp"
-#include "outbox/router/placement_parser.hpp"
+#include "outbox/config/placement_parser.hpp"
 #include "outbox/router/timestamp_text.hpp"
 
 namespace outbox::router {
@@ -15,6 +15,7 @@ std::ostream& operator<<(std::ostream& out, ValueType type) { return out << valu
 
 using namespace outbox;
 using namespace outbox::router;
+using outbox::config::parse_additional_placements;
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "outbox/config/config.hpp"
+#include "outbox/util/topic_name.hpp"
 
 namespace outbox::router {
 
@@ -46,8 +47,5 @@ private:
     std::string replacement_;
     std::unordered_map<std::string, Route, TransparentHash, std::equal_to<>> cache_;
 };
-
-// Kafka's own rule for topic names: 1–249 characters from [A-Za-z0-9._-], not "." or "..".
-bool is_legal_topic_name(std::string_view topic);
 
 }  // namespace outbox::router

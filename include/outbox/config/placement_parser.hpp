@@ -5,7 +5,7 @@
 
 #include "outbox/config/config.hpp"
 
-namespace outbox::router {
+namespace outbox::config {
 
 // Parses Debezium's table.fields.additional.placement list, e.g.
 // "type:header:eventType, aggregateid:envelope, shard:partition". Items and their parts are
@@ -14,6 +14,6 @@ namespace outbox::router {
 // unknown placement) and everything that cannot give a sensible record (two envelope fields
 // with one name, an envelope field named "payload", two partition placements) throws
 // std::invalid_argument naming the item.
-std::vector<config::AdditionalField> parse_additional_placements(std::string_view list);
+std::vector<AdditionalField> parse_additional_placements(std::string_view list);
 
-}  // namespace outbox::router
+}  // namespace outbox::config

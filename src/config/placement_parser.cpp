@@ -1,10 +1,10 @@
-#include "outbox/router/placement_parser.hpp"
+#include "outbox/config/placement_parser.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-namespace outbox::router {
+namespace outbox::config {
 namespace {
 
 std::string_view trimmed(std::string_view text) {
@@ -18,7 +18,7 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
                       [](char x, char y) { return (x >= 'A' && x <= 'Z' ? x - 'A' + 'a' : x) == y; });
 }
 
-config::AdditionalField parse_item(std::string_view item) {
+AdditionalField parse_item(std::string_view item) {
     const std::string quoted = "\"" + std::string(item) + "\"";
     std::vector<std::string_view> parts;
     for (std::size_t start = 0;;) {
@@ -30,13 +30,13 @@ config::AdditionalField parse_item(std::string_view item) {
     if (parts.size() < 2 || parts.size() > 3)
         throw std::invalid_argument(quoted + " is not column:placement or column:placement:alias");
     if (parts[0].empty()) throw std::invalid_argument(quoted + " names no column");
-    config::AdditionalField field{std::string(parts[0]), config::Placement::header, std::string(parts[0])};
+    AdditionalField field{std::string(parts[0]), Placement::header, std::string(parts[0])};
     if (equals_ignoring_case(parts[1], "header")) {
-        field.placement = config::Placement::header;
+        field.placement = Placement::header;
     } else if (equals_ignoring_case(parts[1], "envelope")) {
-        field.placement = config::Placement::envelope;
+        field.placement = Placement::envelope;
     } else if (equals_ignoring_case(parts[1], "partition")) {
-        field.placement = config::Placement::partition;
+        field.placement = Placement::partition;
     } else {
         throw std::invalid_argument(quoted + ": unknown placement \"" + std::string(parts[1]) +
                                     "\" (expected header, envelope or partition)");
@@ -50,8 +50,8 @@ config::AdditionalField parse_item(std::string_view item) {
 
 }  // namespace
 
-std::vector<config::AdditionalField> parse_additional_placements(std::string_view list) {
-    std::vector<config::AdditionalField> fields;
+std::vector<AdditionalField> parse_additional_placements(std::string_view list) {
+    std::vector<AdditionalField> fields;
     for (std::size_t start = 0;;) {
         const auto comma = list.find(',', start);
         const auto item = trimmed(list.substr(start, comma - start));
@@ -62,22 +62,22 @@ std::vector<config::AdditionalField> parse_additional_placements(std::string_vie
     }
     bool has_partition = false;
     for (auto field = fields.begin(); field != fields.end(); ++field) {
-        if (field->placement == config::Placement::partition) {
+        if (field->placement == Placement::partition) {
             if (has_partition)
                 throw std::invalid_argument("more than one partition placement (\"" + field->column + "\")");
             has_partition = true;
         }
-        if (field->placement != config::Placement::envelope) continue;
+        if (field->placement != Placement::envelope) continue;
         if (field->alias == "payload")
             throw std::invalid_argument("envelope field \"" + field->column +
                                         "\" would be named \"payload\", which the envelope uses for the payload; "
                                         "give it another alias");
-        const bool duplicate = std::any_of(fields.begin(), field, [&](const config::AdditionalField& earlier) {
-            return earlier.placement == config::Placement::envelope && earlier.alias == field->alias;
+        const bool duplicate = std::any_of(fields.begin(), field, [&](const AdditionalField& earlier) {
+            return earlier.placement == Placement::envelope && earlier.alias == field->alias;
         });
         if (duplicate) throw std::invalid_argument("two envelope fields are named \"" + field->alias + "\"");
     }
     return fields;
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::config
