@@ -2,12 +2,17 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration demo bench sanitize fuzz fuzz-build clean
+.PHONY: all deps build test unit integration faults demo bench sanitize fuzz fuzz-build clean
 
 all: build
 
-deps:
-	@tests/scripts/install-deps.sh
+# The installer runs again only when its package list changes (or the build tree is new).
+DEPS_STAMP := $(BUILD_DIR)/.deps-installed
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/install-deps.sh
+	@scripts/install-deps.sh
+	@mkdir -p $(BUILD_DIR) && touch $@
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -23,10 +28,16 @@ unit: build
 integration: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L integration
 
-demo: build
-	tests/scripts/demo.sh
+faults: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -L faults
 
-bench: build
+demo: build
+	scripts/demo.sh
+
+# The benchmark tools are built only here.
+bench: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_BENCH=ON >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS)
 	bench/run.sh
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.

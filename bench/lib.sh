@@ -1,5 +1,5 @@
 # Shared by the benchmark scripts (sourced, not run). Every script starts its own throwaway
-# PostgreSQL (tests/scripts/pg-cluster.sh) and Kafka (librdkafka's mock cluster in
+# PostgreSQL (scripts/pg-cluster.sh) and Kafka (librdkafka's mock cluster in
 # outbox-bench-kafka, or with KAFKA=real a real Apache Kafka broker), stops only the processes it
 # started, and prints its figures; nothing is asserted.
 #
@@ -18,7 +18,7 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-scripts=$root/tests/scripts
+scripts=$root/scripts
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 repeats=${REPEATS:-3}
 router_bin=${ROUTER_BIN:-$build/outbox-router}

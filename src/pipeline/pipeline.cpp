@@ -40,7 +40,6 @@ bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono:
         if (ready > 0 || (ready < 0 && errno != EINTR)) return true;
     }
 }
-constexpr std::chrono::milliseconds kLingeringRecheck{5};
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
 
 // The opaque each produced record carries back in its delivery report.
@@ -239,8 +238,7 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
     inflight_bytes_ = 0;
     // The discarded events are never reported: without this the caught-up flush would wait for
     // them, and only ever flush when forced.
-    events_handed_over_ = events_reported_ = flushed_through_ = 0;
-    records_lingering_ = false;
+    flush_.reset();
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
     producer_failure_.clear();
@@ -314,32 +312,17 @@ bool Pipeline::caught_up() const {
 // adding little to latencies already longer than the lag limit. Under Kafka transactions the
 // commit sends everything, and nothing is readable before it.
 bool Pipeline::lingering_while_caught_up() const {
-    return records_lingering_ && !exactly_once_ && caught_up();
+    return flush_.lingering() && !exactly_once_ && caught_up();
 }
 
-// Like Nagle's algorithm: one flush at a time. Against a broker whose acknowledgement takes
-// longer than a loop turn, flushing every turn sent one small request per turn, and each waited
-// behind the idempotent producer's 5 requests in flight anyway (with a 5 ms round trip at 5,000
-// events/s: 5.6 times the CPU per event and a higher median; docs/benchmarks.md, "linger.ms 10 for backlogs").
-// Waiting for the previous flush's reports lets what arrives meanwhile go in one request. A
-// record that waited for its topic's metadata missed its flush and would sit out linger.ms, so
-// after twice the last round trip (at least kLingeringRecheck) the router flushes regardless.
-bool Pipeline::flush_due() const {
-    if (!lingering_while_caught_up()) return false;
-    return events_reported_ >= flushed_through_ ||
-           Clock::now() >= last_flush_ + std::max<Clock::duration>(kLingeringRecheck, 2 * flush_round_trip_);
-}
+bool Pipeline::flush_due() const { return lingering_while_caught_up() && flush_.due(Clock::now()); }
 
 void Pipeline::send_if_caught_up() {
     if (!flush_due()) return;
     metrics_.caught_up_flushes.add();
-    last_flush_ = Clock::now();
-    // A forced flush extends the round it is in rather than starting one, or the round trip would
-    // be measured from it and come out short.
-    if (events_reported_ >= flushed_through_) flush_round_started_ = last_flush_;
-    flushed_through_ = events_handed_over_;
+    flush_.flushing(Clock::now());
     // Long enough for the broker threads to wake up and send.
-    records_lingering_ = !producer_->flush(1);
+    flush_.flushed(producer_->flush(1));
     act_on_deliveries();
 }
 
@@ -401,7 +384,7 @@ void Pipeline::stream() {
         // would make an overdue deadline a busy loop.
         if (exactly_once_ && kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0)
             wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
-        if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + kLingeringRecheck);
+        if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + CaughtUpFlush::kRecheck);
         if (reading && receive_timeout_.count() > 0)
             wake_at = std::min(wake_at, last_heard_ + (reply_requested_ ? receive_timeout_ : receive_timeout_ / 2));
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
@@ -643,8 +626,7 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
     throw_if_producer_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        records_lingering_ = true;
-        ++events_handed_over_;
+        flush_.handed_over();
         tracker_.event_sent(*open_txn_);
         inflight_bytes_ += kafka::record_size(record);
         metrics_.in_flight_messages.add(1);
@@ -737,8 +719,7 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     EventTag tag = EventTag::decode(report.tag);
     tag.txn = tracker_.issued_id(tag.txn, EventTag::kSourceShift);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
-    if (!tag.dead_letter && ++events_reported_ == flushed_through_)
-        flush_round_trip_ = Clock::now() - flush_round_started_;
+    if (!tag.dead_letter) flush_.reported(Clock::now());
     metrics_.in_flight_messages.add(-1);
     metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {

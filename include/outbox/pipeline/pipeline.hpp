@@ -13,6 +13,7 @@
 #include "outbox/kafka/producer.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
+#include "outbox/pipeline/caught_up_flush.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
@@ -158,16 +159,7 @@ private:
     // newest message. Their difference says whether the router is caught up or reading a backlog.
     std::int64_t newest_commit_time_us_ = 0;
     std::int64_t newest_send_time_us_ = 0;
-    bool records_lingering_ = false;  // produced and not yet flushed through to acknowledgement
-    // Caught-up flushes: events handed to librdkafka and reported back, the first count at the
-    // last flush, its time, when the current round of flushes began, and how long the last
-    // completed round took until all its events were reported. A flush waits for the round's end.
-    std::uint64_t events_handed_over_ = 0;
-    std::uint64_t events_reported_ = 0;
-    std::uint64_t flushed_through_ = 0;
-    Clock::time_point last_flush_{};
-    Clock::time_point flush_round_started_{};
-    Clock::duration flush_round_trip_{};
+    CaughtUpFlush flush_;
     Lsn last_sent_flush_ = 0;
     Clock::time_point next_status_update_{};
     std::size_t inflight_bytes_ = 0;

@@ -3,10 +3,10 @@
 # a few orders with their outbox rows, and the Kafka records they became.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 router=${OUTBOX_ROUTER:-$root/build/outbox-router}
 work=$root/.demo
-scripts=$root/tests/scripts
+scripts=$root/scripts
 
 cleanup() {
   [ -n "${router_pid:-}" ] && kill -TERM "$router_pid" 2>/dev/null && wait "$router_pid" 2>/dev/null || true
