@@ -8,6 +8,7 @@
 #include <random>
 
 #include "outbox/kafka/delivery_error.hpp"
+#include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/status_keeper.hpp"
 #include "outbox/replication/walsender_frames.hpp"
@@ -65,11 +66,6 @@ struct EventTag {
 // report carries this tag and no transaction of the tracker.
 constexpr std::uint64_t kOffsetsRecordTag = 1ULL << 62;
 
-// The producer is beyond repair (librdkafka's fatal error): replace it and replay.
-class ProducerFailed : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 // A produce call can meet the producer's fatal state before the error callback reports it.
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
@@ -113,7 +109,8 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       router_(config),
       // In exactly-once mode the producer is made after the slot is ours (see connect()).
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
-      exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once) {
+      exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
+      kafka_txns_(config, bootstrap_servers) {
     for (const auto& table : config.postgres.tables) source_index(table.qualified());
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
@@ -225,7 +222,7 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
     if (exactly_once_) {
         // The next connection makes a new transactional producer; the stream rewinds to the
         // last committed Kafka transaction.
-        log::error(reason + "; rewinding to " + format_lsn(committed_end_));
+        log::error(reason + "; rewinding to " + format_lsn(kafka_txns_.committed_end()));
         rewind_kafka_transactions();
         return;
     }
@@ -269,7 +266,8 @@ void Pipeline::connect() {
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(source_);
-    check_resume_position(std::max({tracker_.confirmed_lsn(), committed_end_, handed_over_end_}), "this router has handled events up to");
+    check_resume_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), handed_over_end_}),
+                          "this router has handled events up to");
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
     if (source_.server_version < 140000 && !config_.outbox.message_prefixes.empty())
@@ -382,8 +380,7 @@ void Pipeline::stream() {
         auto wake_at = next_status_update_;
         // Only a Kafka transaction that could commit now: one waiting for a PostgreSQL commit
         // would make an overdue deadline a busy loop.
-        if (exactly_once_ && kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0)
-            wake_at = std::min(wake_at, kafka_txn_.started + std::chrono::milliseconds(config_.transaction_max_ms));
+        if (const auto deadline = kafka_txns_.deadline(open_txn_.has_value())) wake_at = std::min(wake_at, *deadline);
         if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + CaughtUpFlush::kRecheck);
         if (reading && receive_timeout_.count() > 0)
             wake_at = std::min(wake_at, last_heard_ + (reply_requested_ ? receive_timeout_ : receive_timeout_ / 2));
@@ -497,8 +494,8 @@ void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
     open_txn_.reset();
     if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, commit.end_lsn);
-    if (exactly_once_ && kafka_txn_.open) {
-        kafka_txn_.last_end_lsn = commit.end_lsn;
+    if (exactly_once_ && kafka_txns_.open()) {
+        kafka_txns_.postgres_committed(commit.end_lsn);
         if (kafka_transaction_due()) commit_kafka_transaction();
     }
 }
@@ -609,8 +606,8 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
         // Past the message's own position, which a replayed message has too.
         if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, message.lsn + 1);
         // A dead letter opened a Kafka transaction, which only ends at a commit.
-        if (exactly_once_ && kafka_txn_.open) {
-            kafka_txn_.last_end_lsn = message.lsn;
+        if (exactly_once_ && kafka_txns_.open()) {
+            kafka_txns_.postgres_committed(message.lsn);
             if (kafka_transaction_due()) commit_kafka_transaction();
         }
     }
@@ -622,7 +619,7 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
         return;
     }
     const EventTag tag{*open_txn_, source, false};
-    if (exactly_once_) open_kafka_transaction(kafka::record_size(record));
+    if (exactly_once_) kafka_txns_.add(*producer_, kafka::record_size(record));
     const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
     throw_if_producer_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -703,7 +700,7 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
                       {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
     if (too_large(kafka_error)) letter.drop_value(dropped_because(kafka_error));
     const EventTag tag{*open_txn_, source, true};
-    if (exactly_once_) open_kafka_transaction(kafka::record_size(letter.record()));
+    if (exactly_once_) kafka_txns_.add(*producer_, kafka::record_size(letter.record()));
     const rd_kafka_resp_err_t refused = produce_dead_letter(letter, tag.encode());
     const auto record = letter.record();
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -824,7 +821,7 @@ void Pipeline::check_kafka_health() const {
     if (const auto fatal = producer_->fatal_error(); !fatal.empty()) {
         if (exactly_once_ && producer_->fenced())
             throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
-                                transactional_id_ + "\" took over the slot's work (" + fatal + ")");
+                                kafka_txns_.transactional_id() + "\" took over the slot's work (" + fatal + ")");
         throw ProducerFailed("kafka: fatal producer error: " + fatal);
     }
     if (!producer_failure_.empty()) throw ProducerFailed(producer_failure_);
@@ -867,11 +864,11 @@ bool Pipeline::deliver_in_flight() {
 
 void Pipeline::drain_and_stop() {
     bool delivered = deliver_in_flight();
-    if (exactly_once_ && producer_ && kafka_txn_.open) {
+    if (exactly_once_ && producer_ && kafka_txns_.open()) {
         try {
             // A Kafka transaction ends only at a PostgreSQL commit: a half-received one is dropped
             // with its Kafka transaction and comes again on the next start.
-            if (open_txn_ || kafka_txn_.last_end_lsn == 0)
+            if (open_txn_ || kafka_txns_.open_end() == 0)
                 rewind_kafka_transactions();
             else
                 commit_kafka_transaction();
@@ -898,71 +895,18 @@ void Pipeline::drain_and_stop() {
 
 // ---- exactly-once -------------------------------------------------------------------------
 
-namespace {
-
-[[noreturn]] void fail_transaction(const kafka::TransactionError& error, const std::string& transactional_id) {
-    using Kind = kafka::TransactionError::Kind;
-    if (error.kind == Kind::fenced)
-        throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
-                            transactional_id + "\" took over the slot's work (" + error.what() + ")");
-    if (error.kind == Kind::fatal) throw ProducerFailed(error.what());
-    // Abortable or retriable: the caller's rewind aborts the transaction and starts over.
-    throw TransientError(std::string(error.what()) + "; the Kafka transaction is aborted");
-}
-
-}  // namespace
-
-Lsn Pipeline::delivered_position() const { return exactly_once_ ? committed_end_ : tracker_.confirmed_lsn(); }
+Lsn Pipeline::delivered_position() const { return exactly_once_ ? kafka_txns_.committed_end() : tracker_.confirmed_lsn(); }
 
 // The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
 // older instance with the same transactional.id, and Kafka says where the last one got to.
 void Pipeline::start_kafka_transactions() {
     const kafka::SourceIdentity identity{source_.identity.system_id, source_.identity.database, config_.postgres.slot_name};
-    const auto configured = std::find_if(config_.kafka.properties.begin(), config_.kafka.properties.end(),
-                                         [](const config::KafkaProperty& p) { return p.name == "transactional.id"; });
-    if (transactional_id_.empty()) {
-        transactional_id_ = configured != config_.kafka.properties.end() ? configured->value
-                                                                          : identity.default_transactional_id();
-        log::info("exactly-once: transactional.id \"" + transactional_id_ + "\"" +
-                  (configured != config_.kafka.properties.end() ? "" : " (derived from system id, database and slot)"));
-    }
-    producer_ = configured != config_.kafka.properties.end() ? make_producer()
-                                                               : make_producer({{"transactional.id", transactional_id_}});
+    kafka_txns_.decide_transactional_id(identity);
+    producer_ = make_producer(kafka_txns_.producer_overrides());
     watch_producer();
-    try {
-        producer_->init_transactions(30000);
-    } catch (const kafka::TransactionError& e) {
-        fail_transaction(e, transactional_id_);
-    }
-    offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, identity);
-    offsets_->ensure_topic();
-    const Lsn stored = offsets_->read_committed_position();
+    const Lsn stored = kafka_txns_.start(*producer_, identity);
     check_resume_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
-    committed_end_ = std::max({committed_end_, stored, source_.slot_confirmed_lsn});
-    tracker_.restart_from(committed_end_);
-    kafka_txn_ = {};
-    log::info("exactly-once: offsets topic \"" + config_.offsets_topic + "\" holds " + format_lsn(stored) +
-              "; transactions committing before " + format_lsn(committed_end_) + " are not published again");
-}
-
-void Pipeline::open_kafka_transaction(std::size_t record_bytes) {
-    if (!kafka_txn_.open) {
-        try {
-            producer_->begin_transaction();
-        } catch (const kafka::TransactionError& e) {
-            fail_transaction(e, transactional_id_);
-        }
-        kafka_txn_ = {true, 0, 0, Clock::now(), 0};
-    }
-    ++kafka_txn_.events;
-    kafka_txn_.bytes += static_cast<long>(record_bytes);
-}
-
-// Only at a PostgreSQL commit: a Kafka transaction holds whole PostgreSQL transactions.
-bool Pipeline::kafka_transaction_due() const {
-    return kafka_txn_.open && !open_txn_ && kafka_txn_.last_end_lsn != 0 &&
-           (kafka_txn_.events >= config_.transaction_max_events || kafka_txn_.bytes >= config_.transaction_max_bytes ||
-            Clock::now() - kafka_txn_.started >= std::chrono::milliseconds(config_.transaction_max_ms));
+    tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
 }
 
 void Pipeline::commit_kafka_transaction() {
@@ -970,44 +914,27 @@ void Pipeline::commit_kafka_transaction() {
     // process whose connection timed out), a successor may already be replaying these
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
     if (stream_) stream_->check_connected();
-    const auto record = offsets_->record_for(kafka_txn_.last_end_lsn);
-    const auto refused = producer_->produce(record, kOffsetsRecordTag);
+    const auto refused = producer_->produce(kafka_txns_.offsets_record(), kOffsetsRecordTag);
     throw_if_producer_failed(refused);
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
-    for (;;) {
-        try {
-            producer_->commit_transaction(500);
-            break;
-        } catch (const kafka::TransactionError& e) {
-            if (e.kind != kafka::TransactionError::Kind::retriable) fail_transaction(e, transactional_id_);
-            // Kafka is slow or away: keep PostgreSQL informed while the commit is retried.
-            metrics_.health.mark_progress();
-            if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
-            if (stream_) stream_->flush_output();
-        }
-    }
+    kafka_txns_.commit(*producer_, [this] {
+        // Kafka is slow or away: keep PostgreSQL informed while the commit is retried.
+        metrics_.health.mark_progress();
+        if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
+        if (stream_) stream_->flush_output();
+    });
     check_kafka_health();
-    committed_end_ = std::max(committed_end_, kafka_txn_.last_end_lsn);
-    kafka_txn_ = {};
+    kafka_txns_.mark_committed();
 }
 
 void Pipeline::rewind_kafka_transactions() {
-    if (producer_ && kafka_txn_.open) {
-        try {
-            producer_->abort_transaction(5000);
-        } catch (const kafka::TransactionError& e) {
-            // Anything but fencing is settled by the next producer's init_transactions, which
-            // aborts whatever this one left open.
-            if (e.kind == kafka::TransactionError::Kind::fenced) fail_transaction(e, transactional_id_);
-        }
-    }
+    kafka_txns_.abort(producer_.get());
     kafka_probe_.reset();
     // Nothing of the abandoned transaction may reach a broker after the next producer fenced it.
     if (producer_) rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
     producer_.reset();
-    kafka_txn_ = {};
-    tracker_.restart_from(committed_end_);
+    tracker_.restart_from(kafka_txns_.committed_end());
     inflight_bytes_ = 0;
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
@@ -1018,11 +945,8 @@ void Pipeline::rewind_kafka_transactions() {
 
 Lsn Pipeline::confirmable_lsn() {
     if (!exactly_once_) return tracker_.confirmed_lsn();
-    // With no Kafka transaction open and nothing pending, every delivered event is committed,
-    // so what the tracker confirmed (keepalives included) is safe too.
-    if (!kafka_txn_.open && tracker_.transactions_pending() == 0)
-        committed_end_ = std::max(committed_end_, tracker_.confirmed_lsn());
-    return committed_end_;
+    if (!kafka_txns_.open() && tracker_.transactions_pending() == 0) kafka_txns_.adopt_settled(tracker_.confirmed_lsn());
+    return kafka_txns_.committed_end();
 }
 
 }  // namespace outbox::pipeline

@@ -9,12 +9,12 @@
 
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
-#include "outbox/kafka/offset_store.hpp"
 #include "outbox/kafka/producer.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
 #include "outbox/pipeline/caught_up_flush.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
+#include "outbox/pipeline/kafka_transactions.hpp"
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/source_setup.hpp"
@@ -83,8 +83,7 @@ private:
     void throw_if_producer_failed(rd_kafka_resp_err_t error) const;
     // exactly-once
     void start_kafka_transactions();
-    void open_kafka_transaction(std::size_t record_bytes);
-    bool kafka_transaction_due() const;
+    bool kafka_transaction_due() const { return kafka_txns_.due(open_txn_.has_value(), Clock::now()); }
     void commit_kafka_transaction();
     void rewind_kafka_transactions();
     Lsn confirmable_lsn();
@@ -167,20 +166,8 @@ private:
     std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
     std::string producer_failure_;  // first delivery error not about its record: replace the producer
 
-    // exactly-once: the Kafka transaction being filled, and the newest PostgreSQL commit whose
-    // Kafka transaction has committed (what may be confirmed to PostgreSQL).
     const bool exactly_once_;
-    struct KafkaTransaction {
-        bool open = false;
-        long events = 0;
-        long bytes = 0;
-        Clock::time_point started{};
-        Lsn last_end_lsn = 0;  // 0 until a whole PostgreSQL transaction is in it
-    };
-    KafkaTransaction kafka_txn_;
-    Lsn committed_end_ = 0;
-    std::unique_ptr<kafka::OffsetStore> offsets_;
-    std::string transactional_id_;
+    KafkaTransactions kafka_txns_;
 };
 
 }  // namespace outbox::pipeline

@@ -1,0 +1,127 @@
+#include "outbox/pipeline/kafka_transactions.hpp"
+
+#include <algorithm>
+
+#include "outbox/pipeline/producer_failed.hpp"
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+
+namespace outbox::pipeline {
+namespace {
+
+const config::KafkaProperty* configured_transactional_id(const config::Config& config) {
+    const auto found = std::find_if(config.kafka.properties.begin(), config.kafka.properties.end(),
+                                    [](const config::KafkaProperty& p) { return p.name == "transactional.id"; });
+    return found == config.kafka.properties.end() ? nullptr : &*found;
+}
+
+}  // namespace
+
+KafkaTransactions::KafkaTransactions(const config::Config& config, std::string bootstrap_servers)
+    : config_(config), bootstrap_servers_(std::move(bootstrap_servers)) {}
+
+const std::string& KafkaTransactions::decide_transactional_id(const kafka::SourceIdentity& source) {
+    if (!transactional_id_.empty()) return transactional_id_;
+    const auto* configured = configured_transactional_id(config_);
+    transactional_id_ = configured ? configured->value : source.default_transactional_id();
+    log::info("exactly-once: transactional.id \"" + transactional_id_ + "\"" +
+              (configured ? "" : " (derived from system id, database and slot)"));
+    return transactional_id_;
+}
+
+std::vector<std::pair<std::string, std::string>> KafkaTransactions::producer_overrides() const {
+    if (configured_transactional_id(config_)) return {};
+    return {{"transactional.id", transactional_id_}};
+}
+
+void KafkaTransactions::fail(const kafka::TransactionError& error) const {
+    using Kind = kafka::TransactionError::Kind;
+    if (error.kind == Kind::fenced)
+        throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
+                            transactional_id_ + "\" took over the slot's work (" + error.what() + ")");
+    if (error.kind == Kind::fatal) throw ProducerFailed(error.what());
+    // Abortable or retriable: the caller's rewind aborts the transaction and starts over.
+    throw TransientError(std::string(error.what()) + "; the Kafka transaction is aborted");
+}
+
+Lsn KafkaTransactions::start(kafka::Producer& producer, const kafka::SourceIdentity& source) {
+    try {
+        producer.init_transactions(30000);
+    } catch (const kafka::TransactionError& e) {
+        fail(e);
+    }
+    offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, source);
+    offsets_->ensure_topic();
+    return offsets_->read_committed_position();
+}
+
+Lsn KafkaTransactions::resume_from(Lsn stored, Lsn slot_confirmed) {
+    committed_end_ = std::max({committed_end_, stored, slot_confirmed});
+    open_.reset();
+    log::info("exactly-once: offsets topic \"" + config_.offsets_topic + "\" holds " + format_lsn(stored) +
+              "; transactions committing before " + format_lsn(committed_end_) + " are not published again");
+    return committed_end_;
+}
+
+void KafkaTransactions::add(kafka::Producer& producer, std::size_t record_bytes) {
+    if (!open_) {
+        try {
+            producer.begin_transaction();
+        } catch (const kafka::TransactionError& e) {
+            fail(e);
+        }
+        open_ = Open{0, 0, Clock::now(), 0};
+    }
+    ++open_->events;
+    open_->bytes += static_cast<long>(record_bytes);
+}
+
+void KafkaTransactions::postgres_committed(Lsn end_lsn) {
+    if (open_) open_->last_end_lsn = end_lsn;
+}
+
+// Only at a PostgreSQL commit: a Kafka transaction holds whole PostgreSQL transactions.
+bool KafkaTransactions::due(bool receiving_postgres_transaction, Clock::time_point now) const {
+    const auto at = deadline(receiving_postgres_transaction);
+    return at && (open_->events >= config_.transaction_max_events || open_->bytes >= config_.transaction_max_bytes ||
+                  now >= *at);
+}
+
+std::optional<KafkaTransactions::Clock::time_point> KafkaTransactions::deadline(bool receiving_postgres_transaction) const {
+    if (!open_ || receiving_postgres_transaction || open_->last_end_lsn == 0) return std::nullopt;
+    return open_->started + std::chrono::milliseconds(config_.transaction_max_ms);
+}
+
+router::OutboxRecord KafkaTransactions::offsets_record() { return offsets_->record_for(open_end()); }
+
+void KafkaTransactions::commit(kafka::Producer& producer, const std::function<void()>& while_waiting) {
+    for (;;) {
+        try {
+            producer.commit_transaction(500);
+            break;
+        } catch (const kafka::TransactionError& e) {
+            if (e.kind != kafka::TransactionError::Kind::retriable) fail(e);
+            while_waiting();
+        }
+    }
+}
+
+void KafkaTransactions::mark_committed() {
+    committed_end_ = std::max(committed_end_, open_end());
+    open_.reset();
+}
+
+void KafkaTransactions::abort(kafka::Producer* producer) {
+    if (producer && open_) {
+        try {
+            producer->abort_transaction(5000);
+        } catch (const kafka::TransactionError& e) {
+            // Anything but fencing is settled by the next producer's init_transactions, which
+            // aborts whatever this one left open.
+            if (e.kind == kafka::TransactionError::Kind::fenced) fail(e);
+        }
+    }
+    open_.reset();
+}
+
+}  // namespace outbox::pipeline
