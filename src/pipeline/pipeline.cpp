@@ -109,9 +109,10 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       router_(config),
       // In exactly-once mode the producer is made after the slot is ours (see connect()).
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
+      sources_(metrics),
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
       kafka_txns_(config, bootstrap_servers) {
-    for (const auto& table : config.postgres.tables) source_index(table.qualified());
+    for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
         heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,
@@ -509,7 +510,7 @@ void Pipeline::on_relation(const pgoutput::Relation& relation) {
         relations_[relation.relid] = std::move(entry);
         return;
     }
-    if (entry.outbox) entry.source = source_index(entry.outbox->name().qualified());
+    if (entry.outbox) entry.source = sources_.id(OutboxSources::Kind::table, entry.outbox->name().qualified());
     // The publication follows a table through ALTER TABLE ... RENAME or SET SCHEMA; under its new
     // name it is no longer a configured outbox table, and skipping its rows would lose them.
     if (const auto known = relations_.find(relation.relid);
@@ -528,19 +529,6 @@ void Pipeline::on_relation(const pgoutput::Relation& relation) {
     relations_[relation.relid] = std::move(entry);
 }
 
-std::uint16_t Pipeline::source_index(const std::string& name) {
-    const auto found = std::find(sources_.begin(), sources_.end(), name);
-    if (found != sources_.end()) return static_cast<std::uint16_t>(found - sources_.begin());
-    if (sources_.size() == UINT16_MAX) throw DefiniteError("too many distinct outbox sources (tables and message prefixes)");
-    sources_.push_back(name);
-    const std::string prefix = "message prefix ";
-    const std::string label = name.starts_with(prefix) ? "message:" + name.substr(prefix.size()) : name;
-    source_metrics_.push_back({label, &metrics_.events_received.with({label}), &metrics_.events_skipped.with({label, "update"}),
-                               &metrics_.events_skipped.with({label, "invalid"}),
-                               &metrics_.events_skipped.with({label, "undeliverable"})});
-    return static_cast<std::uint16_t>(sources_.size() - 1);
-}
-
 const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
     const auto found = relations_.find(relid);
     if (found == relations_.end())
@@ -555,7 +543,7 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     if (open_txn_delivered_before_) return;
     if (entry.bind_error) throw DefiniteError(*entry.bind_error);
     if (handed_over_before()) return;
-    source_metrics_[entry.source].received->add();
+    sources_[entry.source].received->add();
     try {
         publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
     } catch (const router::InvalidRowError& e) {
@@ -567,7 +555,7 @@ void Pipeline::on_update(const pgoutput::Update& update) {
     const auto& entry = relation(update.relid);
     if (!entry.outbox) return;
     router_.on_update(*entry.outbox, open_context_);  // throws under table.op.invalid.behavior: fatal
-    source_metrics_[entry.source].skipped_update->add();
+    sources_[entry.source].skipped_update->add();
 }
 
 void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
@@ -575,8 +563,8 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
     // A non-transactional message is a transaction of its own, ending at the message.
     if (open_txn_ ? open_txn_delivered_before_ : message.lsn < replay_skip_position()) return;
     if (open_txn_ && handed_over_before()) return;
-    const std::uint16_t source = source_index("message prefix " + std::string(message.prefix));
-    source_metrics_[source].received->add();
+    const auto source = sources_.id(OutboxSources::Kind::message_prefix, message.prefix);
+    sources_[source].received->add();
     if (open_txn_) {
         try {
             publish(router_.route_message(message, open_context_), source);
@@ -631,10 +619,10 @@ void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source)
         return;
     }
     const std::string cause = std::string("Kafka refused the record: ") + rd_kafka_err2str(error);
-    const router::InvalidRowError refused(sources_[source] + ", transaction committing at LSN " +
+    const router::InvalidRowError refused(sources_[source].description + ", transaction committing at LSN " +
                                               format_lsn(open_context_.commit_lsn) + ": topic \"" +
                                               std::string(record.topic) + "\": " + cause,
-                                          sources_[source], owned(record.key), owned(record.value), std::nullopt);
+                                          sources_[source].description, owned(record.key), owned(record.value), std::nullopt);
     switch (kafka::classify_delivery_error(error)) {
         case kafka::DeliveryErrorClass::record:
             return reject(refused, source, std::string(record.topic), "produce", headers_of(record), error);
@@ -652,14 +640,14 @@ std::optional<router::InvalidRowError> Pipeline::partition_out_of_range(const ro
     if (record.partition < 0) return std::nullopt;
     const auto partitions = producer_->partition_count(record.topic, record.partition, 5000);
     if (!partitions || record.partition < *partitions) return std::nullopt;
-    const bool message = sources_[source].starts_with("message prefix ");
+    const bool message = sources_[source].kind == OutboxSources::Kind::message_prefix;
     return router::InvalidRowError(
-        sources_[source] + ", " + (message ? "field" : "column") + " \"" + std::string(record.partition_column) +
+        sources_[source].description + ", " + (message ? "field" : "column") + " \"" + std::string(record.partition_column) +
             "\" (table.fields.additional.placement), transaction committing at LSN " +
             format_lsn(open_context_.commit_lsn) + ": partition " + std::to_string(record.partition) +
             " is out of range: topic \"" + std::string(record.topic) + "\" has " + std::to_string(*partitions) +
             " partitions",
-        sources_[source], owned(record.key), owned(record.value), std::nullopt);
+        sources_[source].description, owned(record.key), owned(record.value), std::nullopt);
 }
 
 namespace {
@@ -691,13 +679,13 @@ void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source
     if (config_.errors_tolerance == config::ErrorTolerance::none) throw error;
     if (config_.dead_letter_topic.empty()) {
         log::warn(std::string("skipping an event that cannot be delivered (errors.tolerance: all): ") + error.what());
-        source_metrics_[source].skipped_invalid->add();
+        sources_[source].skipped_invalid->add();
         return;
     }
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + error.what());
     DeadLetter letter(config_.dead_letter_topic, error.key, error.value, std::move(headers), original_topic, stage,
                       error.what(),
-                      {sources_[source], open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
+                      {sources_[source].description, open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
     if (too_large(kafka_error)) letter.drop_value(dropped_because(kafka_error));
     const EventTag tag{*open_txn_, source, true};
     if (exactly_once_) kafka_txns_.add(*producer_, kafka::record_size(letter.record()));
@@ -723,7 +711,7 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
         inflight_bytes_ -= std::min(inflight_bytes_, report.size);
         const std::int64_t commit_time_ms = tracker_.event_delivered(tag.txn).commit_time_ms;
         if (tag.dead_letter) {
-            metrics_.events_dead_lettered.with({source_metrics_[tag.source].label, report.topic}).add();
+            metrics_.events_dead_lettered.with({sources_[tag.source].label, report.topic}).add();
             return;
         }
         published_counter(report.topic).add();
@@ -762,11 +750,11 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
     }
     inflight_bytes_ -= std::min(inflight_bytes_, report.size);
     const auto& info = tracker_.info(tag.txn);
-    const std::string what = sources_[tag.source] + ", transaction committing at LSN " + format_lsn(info.commit_lsn) +
+    const std::string what = sources_[tag.source].description + ", transaction committing at LSN " + format_lsn(info.commit_lsn) +
                              ": " + cause;
     if (config_.dead_letter_topic.empty()) {
         log::warn("skipping an event that cannot be delivered (errors.tolerance: all): " + what);
-        source_metrics_[tag.source].skipped_undeliverable->add();
+        sources_[tag.source].skipped_undeliverable->add();
         tracker_.event_delivered(tag.txn);
         return;
     }
@@ -777,7 +765,7 @@ void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
                       message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
                       message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
                       headers_of(message), std::string(report.topic), "produce", what,
-                      {sources_[tag.source], info.commit_lsn, info.xid, info.commit_time_ms});
+                      {sources_[tag.source].description, info.commit_lsn, info.xid, info.commit_time_ms});
     if (too_large(report.error)) letter.drop_value(dropped_because(report.error));
     dead_letters_to_send_.emplace_back(EventTag{tag.txn, tag.source, true}.encode(), std::move(letter));
 }

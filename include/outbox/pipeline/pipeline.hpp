@@ -15,6 +15,7 @@
 #include "outbox/pipeline/caught_up_flush.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
 #include "outbox/pipeline/kafka_transactions.hpp"
+#include "outbox/pipeline/outbox_sources.hpp"
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/source_setup.hpp"
@@ -92,24 +93,13 @@ private:
     void check_server_silence();
     bool deliver_in_flight();
     void drain_and_stop();
-    std::uint16_t source_index(const std::string& name);
     const RelationEntry& relation(std::uint32_t relid) const;
     std::unique_ptr<kafka::Producer> make_producer(const std::vector<std::pair<std::string, std::string>>& overrides = {});
     void watch_producer();
 
-    // Per source (table or message prefix), looked up once so that counting costs one atomic add.
-    struct SourceMetrics {
-        std::string label;
-        observability::Counter* received;
-        observability::Counter* skipped_update;
-        observability::Counter* skipped_invalid;
-        observability::Counter* skipped_undeliverable;
-    };
-
     const config::Config& config_;
     const std::string bootstrap_servers_;
     observability::Metrics& metrics_;
-    std::vector<SourceMetrics> source_metrics_;  // parallel to sources_
     bool connected_before_ = false;
     // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
     // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
@@ -133,7 +123,7 @@ private:
     std::unique_ptr<replication::Heartbeat> heartbeat_;
     replication::SourceState source_;
     std::unordered_map<std::uint32_t, RelationEntry> relations_;
-    std::vector<std::string> sources_;  // tag source index → table or message prefix
+    OutboxSources sources_;  // tag source index → table or message prefix
 
     // The transaction being received (between BEGIN and COMMIT).
     std::optional<TxnId> open_txn_;
