@@ -7,12 +7,10 @@
 #include <cstring>
 #include <random>
 
-#include "outbox/kafka/delivery_error.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/status_keeper.hpp"
 #include "outbox/replication/walsender_frames.hpp"
-#include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -41,60 +39,13 @@ bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono:
         if (ready > 0 || (ready < 0 && errno != EINTR)) return true;
     }
 }
+
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
 
-// The opaque each produced record carries back in its delivery report.
-struct EventTag {
-    static constexpr std::uint64_t kDeadLetterBit = 1ULL << 63;
-    static constexpr int kSourceShift = 40;
-    static constexpr std::uint64_t kTxnMask = (1ULL << kSourceShift) - 1;
-
-    std::uint64_t txn = 0;      // AckTracker id
-    std::uint16_t source = 0;   // index into the pipeline's sources (table or message prefix)
-    bool dead_letter = false;
-
-    std::uint64_t encode() const {
-        return (txn & kTxnMask) | static_cast<std::uint64_t>(source) << kSourceShift | (dead_letter ? kDeadLetterBit : 0);
-    }
-    static EventTag decode(std::uint64_t tag) {
-        return {tag & kTxnMask, static_cast<std::uint16_t>((tag & ~kDeadLetterBit) >> kSourceShift),
-                (tag & kDeadLetterBit) != 0};
-    }
-};
-
-// The record that stores the exactly-once position rides in each Kafka transaction; its delivery
-// report carries this tag and no transaction of the tracker.
-constexpr std::uint64_t kOffsetsRecordTag = 1ULL << 62;
-
-
-// A produce call can meet the producer's fatal state before the error callback reports it.
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
     std::uniform_int_distribution<long> spread(base.count() / 2, base.count());
     return std::chrono::milliseconds(spread(random));
-}
-
-std::optional<std::string> owned(std::optional<std::string_view> view) {
-    return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
-}
-
-HeaderList headers_of(const router::OutboxRecord& record) {
-    HeaderList headers;
-    for (const auto& h : record.headers) headers.emplace_back(std::string(h.name), owned(h.value));
-    return headers;
-}
-
-HeaderList headers_of(const rd_kafka_message_t* message) {
-    HeaderList headers;
-    rd_kafka_headers_t* raw = nullptr;
-    if (rd_kafka_message_headers(message, &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return headers;
-    const char* name;
-    const void* value;
-    std::size_t size;
-    for (std::size_t i = 0; rd_kafka_header_get_all(raw, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-        headers.emplace_back(name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size))
-                                         : std::nullopt);
-    return headers;
 }
 
 }  // namespace
@@ -111,7 +62,8 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
       sources_(metrics),
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
-      kafka_txns_(config, bootstrap_servers) {
+      kafka_txns_(config, bootstrap_servers),
+      deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr) {
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
@@ -121,18 +73,16 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
 }
 
 std::unique_ptr<kafka::Producer> Pipeline::make_producer(const std::vector<std::pair<std::string, std::string>>& overrides) {
-    // Topic names are known by address, and a new producer has topic handles of its own; the
-    // previous one is gone or never served again.
-    published_by_topic_.clear();
-    last_published_topic_ = nullptr;
     return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
-                                             [this](const kafka::DeliveryReport& r) { on_delivery(r); }, overrides);
+                                             [this](const kafka::DeliveryReport& r) { deliveries_.on_delivery(r); },
+                                             overrides);
 }
 
 // /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
 // thread-safe); registering waits for a running probe, so the previous producer can then go.
 void Pipeline::watch_producer() {
     kafka::Producer* producer = producer_.get();
+    deliveries_.use(producer);
     kafka_probe_.emplace(metrics_.health.register_kafka_probe([producer] { return producer->check_metadata(1000); }));
 }
 
@@ -228,18 +178,11 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         return;
     }
     log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
-    metrics_.in_flight_messages.set(0);
-    metrics_.in_flight_bytes.set(0);
-    kafka_probe_.reset();
-    producer_.reset();
+    drop_producer();
     tracker_.discard_pending();
-    inflight_bytes_ = 0;
     // The discarded events are never reported: without this the caught-up flush would wait for
     // them, and only ever flush when forced.
     flush_.reset();
-    dead_letters_to_send_.clear();
-    delivery_failure_.clear();
-    producer_failure_.clear();
     producer_ = make_producer();
     watch_producer();
 }
@@ -330,7 +273,7 @@ void Pipeline::send_if_caught_up() {
 bool Pipeline::saturated() const {
     return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
            static_cast<long>(tracker_.transactions_pending()) >= config_.max_inflight_messages ||
-           static_cast<long>(inflight_bytes_) >= config_.max_inflight_bytes;
+           static_cast<long>(deliveries_.bytes_in_flight()) >= config_.max_inflight_bytes;
 }
 
 void Pipeline::serve_kafka(int timeout_ms) {
@@ -341,8 +284,8 @@ void Pipeline::serve_kafka(int timeout_ms) {
 
 // Also after reports served elsewhere (produce() waiting for room in librdkafka's queue).
 void Pipeline::act_on_deliveries() {
-    send_dead_letters();
-    check_kafka_health();
+    deliveries_.send_dead_letters();
+    deliveries_.check_health();
 }
 
 void Pipeline::stream() {
@@ -545,9 +488,11 @@ void Pipeline::on_insert(const pgoutput::Insert& insert) {
     if (handed_over_before()) return;
     sources_[entry.source].received->add();
     try {
-        publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source);
+        deliveries_.publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source, *open_txn_,
+                            open_context_);
     } catch (const router::InvalidRowError& e) {
-        reject(e, entry.source, "", "route", e.id ? HeaderList{{"id", e.id}} : HeaderList{});
+        deliveries_.reject(e, entry.source, *open_txn_, open_context_, "", "route",
+                           e.id ? HeaderList{{"id", e.id}} : HeaderList{});
     }
 }
 
@@ -567,9 +512,9 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
     sources_[source].received->add();
     if (open_txn_) {
         try {
-            publish(router_.route_message(message, open_context_), source);
+            deliveries_.publish(router_.route_message(message, open_context_), source, *open_txn_, open_context_);
         } catch (const router::InvalidRowError& e) {
-            reject(e, source, "", "route", {});
+            deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
         }
         return;
     }
@@ -583,7 +528,7 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
         open_context_ = {message.lsn, 0, 0};
         open_txn_ = tracker_.begin_transaction({message.lsn, 0, 0});
         try {
-            reject(e, source, "", "route", {});
+            deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
         } catch (...) {
             tracker_.abandon_open_transaction();
             open_txn_.reset();
@@ -599,223 +544,6 @@ void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
             if (kafka_transaction_due()) commit_kafka_transaction();
         }
     }
-}
-
-void Pipeline::publish(const router::OutboxRecord& record, std::uint16_t source) {
-    if (const auto out_of_range = partition_out_of_range(record, source)) {
-        reject(*out_of_range, source, std::string(record.topic), "route", headers_of(record));
-        return;
-    }
-    const EventTag tag{*open_txn_, source, false};
-    if (exactly_once_) kafka_txns_.add(*producer_, kafka::record_size(record));
-    const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
-    throw_if_producer_failed(error);
-    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        flush_.handed_over();
-        tracker_.event_sent(*open_txn_);
-        inflight_bytes_ += kafka::record_size(record);
-        metrics_.in_flight_messages.add(1);
-        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
-        return;
-    }
-    const std::string cause = std::string("Kafka refused the record: ") + rd_kafka_err2str(error);
-    const router::InvalidRowError refused(sources_[source].description + ", transaction committing at LSN " +
-                                              format_lsn(open_context_.commit_lsn) + ": topic \"" +
-                                              std::string(record.topic) + "\": " + cause,
-                                          sources_[source].description, owned(record.key), owned(record.value), std::nullopt);
-    switch (kafka::classify_delivery_error(error)) {
-        case kafka::DeliveryErrorClass::record:
-            return reject(refused, source, std::string(record.topic), "produce", headers_of(record), error);
-        case kafka::DeliveryErrorClass::producer:
-            throw ProducerFailed(refused.what());
-        case kafka::DeliveryErrorClass::definite:
-            throw DefiniteError(refused.what());
-    }
-}
-
-// A partition placement past the topic's partitions would fail only at delivery, without the
-// column's name, after later rows of the transaction went out: checked here, before producing.
-std::optional<router::InvalidRowError> Pipeline::partition_out_of_range(const router::OutboxRecord& record,
-                                                                         std::uint16_t source) {
-    if (record.partition < 0) return std::nullopt;
-    const auto partitions = producer_->partition_count(record.topic, record.partition, 5000);
-    if (!partitions || record.partition < *partitions) return std::nullopt;
-    const bool message = sources_[source].kind == OutboxSources::Kind::message_prefix;
-    return router::InvalidRowError(
-        sources_[source].description + ", " + (message ? "field" : "column") + " \"" + std::string(record.partition_column) +
-            "\" (table.fields.additional.placement), transaction committing at LSN " +
-            format_lsn(open_context_.commit_lsn) + ": partition " + std::to_string(record.partition) +
-            " is out of range: topic \"" + std::string(record.topic) + "\" has " + std::to_string(*partitions) +
-            " partitions",
-        sources_[source].description, owned(record.key), owned(record.value), std::nullopt);
-}
-
-namespace {
-
-bool too_large(rd_kafka_resp_err_t error) {
-    return error == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || error == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE;
-}
-
-std::string dropped_because(rd_kafka_resp_err_t error) {
-    return std::string("the record is too large for Kafka (") + rd_kafka_err2name(error) + ")";
-}
-
-}  // namespace
-
-// A dead letter too large for Kafka goes again without the original value: it must fit.
-rd_kafka_resp_err_t Pipeline::produce_dead_letter(DeadLetter& letter, std::uint64_t tag) {
-    rd_kafka_resp_err_t refused = producer_->produce(letter.record(), tag);
-    if (too_large(refused) && letter.has_value()) {
-        letter.drop_value(dropped_because(refused));
-        refused = producer_->produce(letter.record(), tag);
-    }
-    throw_if_producer_failed(refused);
-    return refused;
-}
-
-// errors.tolerance: none stops the router; all dead-letters the event or skips it.
-void Pipeline::reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
-                      const std::string& stage, HeaderList headers, rd_kafka_resp_err_t kafka_error) {
-    if (config_.errors_tolerance == config::ErrorTolerance::none) throw error;
-    if (config_.dead_letter_topic.empty()) {
-        log::warn(std::string("skipping an event that cannot be delivered (errors.tolerance: all): ") + error.what());
-        sources_[source].skipped_invalid->add();
-        return;
-    }
-    log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + error.what());
-    DeadLetter letter(config_.dead_letter_topic, error.key, error.value, std::move(headers), original_topic, stage,
-                      error.what(),
-                      {sources_[source].description, open_context_.commit_lsn, open_context_.xid, open_context_.commit_time_ms});
-    if (too_large(kafka_error)) letter.drop_value(dropped_because(kafka_error));
-    const EventTag tag{*open_txn_, source, true};
-    if (exactly_once_) kafka_txns_.add(*producer_, kafka::record_size(letter.record()));
-    const rd_kafka_resp_err_t refused = produce_dead_letter(letter, tag.encode());
-    const auto record = letter.record();
-    if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
-        throw DefiniteError(std::string(error.what()) + "; the dead-letter topic refused it too: " + rd_kafka_err2str(refused));
-    tracker_.event_sent(*open_txn_);
-    inflight_bytes_ += kafka::record_size(record);
-    metrics_.in_flight_messages.add(1);
-    metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
-}
-
-void Pipeline::on_delivery(const kafka::DeliveryReport& report) {
-    if (report.tag == kOffsetsRecordTag) return;  // its failure fails the commit, handled there
-    EventTag tag = EventTag::decode(report.tag);
-    tag.txn = tracker_.issued_id(tag.txn, EventTag::kSourceShift);
-    if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
-    if (!tag.dead_letter) flush_.reported(Clock::now());
-    metrics_.in_flight_messages.add(-1);
-    metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
-    if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        inflight_bytes_ -= std::min(inflight_bytes_, report.size);
-        const std::int64_t commit_time_ms = tracker_.event_delivered(tag.txn).commit_time_ms;
-        if (tag.dead_letter) {
-            metrics_.events_dead_lettered.with({sources_[tag.source].label, report.topic}).add();
-            return;
-        }
-        published_counter(report.topic).add();
-        metrics_.commit_to_ack_seconds.observe(
-            std::max(0.0, static_cast<double>(report.served_at_ms - commit_time_ms) / 1000.0));
-        return;
-    }
-    metrics_.producer_errors.add();
-    const std::string cause = "kafka: delivery to topic \"" + std::string(report.topic) + "\" failed: " +
-                              rd_kafka_err2str(report.error);
-    // Never acknowledged, so its transaction is never confirmed: the slot keeps the event.
-    const auto kind = kafka::classify_delivery_error(report.error);
-    if (kind == kafka::DeliveryErrorClass::producer) {
-        // Not about this record (timed out, epoch fenced, ...): the producer replays it.
-        if (producer_failure_.empty()) producer_failure_ = cause;
-        return;
-    }
-    const auto* message = report.message;
-    if (tag.dead_letter && too_large(report.error) && message->payload && !exactly_once_) {
-        // The dead-letter topic takes smaller records than the original's: send it without the value.
-        inflight_bytes_ -= std::min(inflight_bytes_, report.size);
-        DeadLetter again(std::string(report.topic),
-                         message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
-                         std::string(static_cast<const char*>(message->payload), message->len), headers_of(message),
-                         rd_kafka_message_timestamp(message, nullptr));
-        again.drop_value(dropped_because(report.error));
-        dead_letters_to_send_.emplace_back(report.tag, std::move(again));
-        return;
-    }
-    if (kind == kafka::DeliveryErrorClass::definite || tag.dead_letter ||
-        config_.errors_tolerance == config::ErrorTolerance::none || exactly_once_) {
-        // In exactly-once mode a record refused after sending fails its Kafka transaction, which
-        // then cannot commit; dead-lettering it would need a transaction of its own.
-        if (delivery_failure_.empty()) delivery_failure_ = cause;
-        return;
-    }
-    inflight_bytes_ -= std::min(inflight_bytes_, report.size);
-    const auto& info = tracker_.info(tag.txn);
-    const std::string what = sources_[tag.source].description + ", transaction committing at LSN " + format_lsn(info.commit_lsn) +
-                             ": " + cause;
-    if (config_.dead_letter_topic.empty()) {
-        log::warn("skipping an event that cannot be delivered (errors.tolerance: all): " + what);
-        sources_[tag.source].skipped_undeliverable->add();
-        tracker_.event_delivered(tag.txn);
-        return;
-    }
-    // Produced after serve() returns (never from inside librdkafka's callback); the dead letter
-    // takes over the original's place in the transaction's count.
-    log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + what);
-    DeadLetter letter(config_.dead_letter_topic,
-                      message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
-                      message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
-                      headers_of(message), std::string(report.topic), "produce", what,
-                      {sources_[tag.source].description, info.commit_lsn, info.xid, info.commit_time_ms});
-    if (too_large(report.error)) letter.drop_value(dropped_because(report.error));
-    dead_letters_to_send_.emplace_back(EventTag{tag.txn, tag.source, true}.encode(), std::move(letter));
-}
-
-observability::Counter& Pipeline::published_counter(std::string_view topic) {
-    if (topic.data() == last_published_topic_) return *last_published_;
-    auto& counter = published_by_topic_[topic.data()];
-    if (!counter) counter = &metrics_.events_published.with({topic});
-    last_published_topic_ = topic.data();
-    last_published_ = counter;
-    return *counter;
-}
-
-void Pipeline::send_dead_letters() {
-    // produce() may serve reports while librdkafka's queue is full, and a failed one queues a
-    // dead letter of its own: that one waits for the next round instead of landing in the list
-    // being sent (where it was skipped, or moved the letters under this loop).
-    auto letters = std::exchange(dead_letters_to_send_, {});
-    for (auto& [tag, letter] : letters) {
-        const rd_kafka_resp_err_t refused = produce_dead_letter(letter, tag);
-        const auto record = letter.record();
-        if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
-            throw DefiniteError(std::string("kafka: the dead-letter topic refused a record: ") + rd_kafka_err2str(refused));
-        inflight_bytes_ += kafka::record_size(record);
-        metrics_.in_flight_messages.add(1);
-        metrics_.in_flight_bytes.add(static_cast<std::int64_t>(kafka::record_size(record)));
-    }
-}
-
-// produce() refuses every record once the producer is in a fatal state, often before a delivery
-// report has shown it: fail with librdkafka's cause (a fencing included), as check_kafka_health does.
-void Pipeline::throw_if_producer_failed(rd_kafka_resp_err_t error) const {
-    if (error != RD_KAFKA_RESP_ERR__FATAL) return;
-    check_kafka_health();
-    throw ProducerFailed("kafka: fatal producer error: librdkafka reports no cause");
-}
-
-void Pipeline::check_kafka_health() const {
-    if (!producer_) return;
-    if (const auto& refused = producer_->authentication_failure(); !refused.empty()) throw DefiniteError(refused);
-    if (const auto fatal = producer_->fatal_error(); !fatal.empty()) {
-        if (exactly_once_ && producer_->fenced())
-            throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
-                                kafka_txns_.transactional_id() + "\" took over the slot's work (" + fatal + ")");
-        throw ProducerFailed("kafka: fatal producer error: " + fatal);
-    }
-    if (!producer_failure_.empty()) throw ProducerFailed(producer_failure_);
-    if (!delivery_failure_.empty())
-        throw DefiniteError(delivery_failure_ + "; confirmed up to " + format_lsn(tracker_.confirmed_lsn()) +
-                            " and nothing past it");
 }
 
 void Pipeline::confirm_to_postgres(bool reply_requested) {
@@ -878,7 +606,7 @@ void Pipeline::drain_and_stop() {
     metrics_.health.set_streaming(false);
     log::info("stopped; confirmed " + format_lsn(tracker_.confirmed_lsn()) + ", " +
               std::to_string(tracker_.events_in_flight()) + " events still unacknowledged");
-    if (!delivered && !delivery_failure_.empty()) check_kafka_health();
+    if (!delivered && deliveries_.refused_a_record()) deliveries_.check_health();
 }
 
 // ---- exactly-once -------------------------------------------------------------------------
@@ -902,33 +630,31 @@ void Pipeline::commit_kafka_transaction() {
     // process whose connection timed out), a successor may already be replaying these
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
     if (stream_) stream_->check_connected();
-    const auto refused = producer_->produce(kafka_txns_.offsets_record(), kOffsetsRecordTag);
-    throw_if_producer_failed(refused);
-    if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
-        throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
+    deliveries_.produce_offsets_record(kafka_txns_.offsets_record());
     kafka_txns_.commit(*producer_, [this] {
         // Kafka is slow or away: keep PostgreSQL informed while the commit is retried.
         metrics_.health.mark_progress();
         if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
         if (stream_) stream_->flush_output();
     });
-    check_kafka_health();
+    deliveries_.check_health();
     kafka_txns_.mark_committed();
 }
 
 void Pipeline::rewind_kafka_transactions() {
     kafka_txns_.abort(producer_.get());
-    kafka_probe_.reset();
     // Nothing of the abandoned transaction may reach a broker after the next producer fenced it.
     if (producer_) rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    producer_.reset();
+    drop_producer();
     tracker_.restart_from(kafka_txns_.committed_end());
-    inflight_bytes_ = 0;
-    dead_letters_to_send_.clear();
-    delivery_failure_.clear();
-    producer_failure_.clear();
-    metrics_.in_flight_messages.set(0);
-    metrics_.in_flight_bytes.set(0);
+}
+
+// The producer and everything it had in flight are given up (recovery replays from the slot).
+void Pipeline::drop_producer() {
+    kafka_probe_.reset();
+    deliveries_.use(nullptr);
+    producer_.reset();
+    deliveries_.reset();
 }
 
 Lsn Pipeline::confirmable_lsn() {

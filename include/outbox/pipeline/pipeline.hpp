@@ -13,7 +13,7 @@
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pgoutput/decoder.hpp"
 #include "outbox/pipeline/caught_up_flush.hpp"
-#include "outbox/pipeline/dead_letter.hpp"
+#include "outbox/pipeline/deliveries.hpp"
 #include "outbox/pipeline/kafka_transactions.hpp"
 #include "outbox/pipeline/outbox_sources.hpp"
 #include "outbox/replication/heartbeat.hpp"
@@ -72,16 +72,7 @@ private:
     void on_message(const pgoutput::LogicalMessage& message);
     bool handed_over_before();
     Lsn replay_skip_position() const;
-    void publish(const router::OutboxRecord& record, std::uint16_t source);
-    void reject(const router::InvalidRowError& error, std::uint16_t source, const std::string& original_topic,
-                const std::string& stage, HeaderList headers,
-                rd_kafka_resp_err_t kafka_error = RD_KAFKA_RESP_ERR_NO_ERROR);
-    std::optional<router::InvalidRowError> partition_out_of_range(const router::OutboxRecord& record, std::uint16_t source);
-    rd_kafka_resp_err_t produce_dead_letter(DeadLetter& letter, std::uint64_t tag);
-    void on_delivery(const kafka::DeliveryReport& report);
-    void send_dead_letters();
-    void check_kafka_health() const;
-    void throw_if_producer_failed(rd_kafka_resp_err_t error) const;
+    void drop_producer();
     // exactly-once
     void start_kafka_transactions();
     bool kafka_transaction_due() const { return kafka_txns_.due(open_txn_.has_value(), Clock::now()); }
@@ -101,13 +92,6 @@ private:
     const std::string bootstrap_servers_;
     observability::Metrics& metrics_;
     bool connected_before_ = false;
-    // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
-    // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
-    // (a produce request's batch), hence the last one first.
-    std::unordered_map<const char*, observability::Counter*> published_by_topic_;
-    const char* last_published_topic_ = nullptr;
-    observability::Counter* last_published_ = nullptr;
-    observability::Counter& published_counter(std::string_view topic);
     std::uint64_t transactions_reported_ = 0;
     std::chrono::milliseconds status_interval_;
     const std::chrono::milliseconds receive_timeout_;  // 0: off
@@ -151,13 +135,10 @@ private:
     CaughtUpFlush flush_;
     Lsn last_sent_flush_ = 0;
     Clock::time_point next_status_update_{};
-    std::size_t inflight_bytes_ = 0;
-    std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
-    std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
-    std::string producer_failure_;  // first delivery error not about its record: replace the producer
 
     const bool exactly_once_;
     KafkaTransactions kafka_txns_;
+    Deliveries deliveries_;
 };
 
 }  // namespace outbox::pipeline

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "outbox/ack/ack_tracker.hpp"
+#include "outbox/config/config.hpp"
+#include "outbox/kafka/producer.hpp"
+#include "outbox/observability/metrics.hpp"
+#include "outbox/pipeline/caught_up_flush.hpp"
+#include "outbox/pipeline/dead_letter.hpp"
+#include "outbox/pipeline/kafka_transactions.hpp"
+#include "outbox/pipeline/outbox_sources.hpp"
+#include "outbox/router/outbox_router.hpp"
+
+namespace outbox::pipeline {
+
+// Everything between a routed record and its acknowledgement: producing it (tagged with its
+// transaction and source), the error policy for records that cannot be delivered (stop,
+// dead-letter, skip), delivery reports, dead letters, and the in-flight accounting, with one
+// reset for every recovery path. Failures found in reports are raised by check_health(), on the
+// loop's thread, never from inside librdkafka's callback.
+class Deliveries {
+public:
+    using TxnId = ack::AckTracker::TxnId;
+
+    // `transactions` is null at-least-once.
+    Deliveries(const config::Config& config, observability::Metrics& metrics, ack::AckTracker& tracker,
+               const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions);
+    Deliveries(const Deliveries&) = delete;
+    Deliveries& operator=(const Deliveries&) = delete;
+
+    // The producer records go through from now on (null: none).
+    void use(kafka::Producer* producer);
+    // The producer's delivery-report handler.
+    void on_delivery(const kafka::DeliveryReport& report);
+
+    // Produces one record of transaction `txn`; a record Kafka refuses at once, or one whose
+    // partition placement the topic does not have, goes to reject().
+    void publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
+                 const router::TransactionContext& context);
+    // errors.tolerance: none stops the router (throws `error`); all dead-letters the event or skips it.
+    void reject(const router::InvalidRowError& error, OutboxSources::Id source, TxnId txn,
+                const router::TransactionContext& context, const std::string& original_topic, const std::string& stage,
+                HeaderList headers, rd_kafka_resp_err_t kafka_error = RD_KAFKA_RESP_ERR_NO_ERROR);
+    // Exactly-once: the position record, last in each Kafka transaction.
+    void produce_offsets_record(const router::OutboxRecord& record);
+    // Dead letters queued by delivery reports.
+    void send_dead_letters();
+
+    // Throws what the reports found: DefiniteError (authentication, fencing, a refused record
+    // under errors.tolerance none), ProducerFailed (replace the producer and replay).
+    void check_health() const;
+    // A produce() refusal that means the producer is in its fatal state.
+    void throw_if_failed(rd_kafka_resp_err_t error) const;
+    // A record was refused under errors.tolerance none (or in a Kafka transaction).
+    bool refused_a_record() const { return !delivery_failure_.empty(); }
+
+    std::size_t bytes_in_flight() const { return bytes_in_flight_; }
+    // The producer's records are abandoned (replaced, or its transaction rewound).
+    void reset();
+
+private:
+    std::optional<router::InvalidRowError> partition_out_of_range(const router::OutboxRecord& record,
+                                                                  OutboxSources::Id source,
+                                                                  const router::TransactionContext& context) const;
+    rd_kafka_resp_err_t produce_dead_letter(DeadLetter& letter, std::uint64_t tag);
+    observability::Counter& published_counter(std::string_view topic);
+
+    const config::Config& config_;
+    observability::Metrics& metrics_;
+    ack::AckTracker& tracker_;
+    const OutboxSources& sources_;
+    CaughtUpFlush& flush_;
+    KafkaTransactions* const transactions_;
+    kafka::Producer* producer_ = nullptr;
+
+    // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
+    // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
+    // (a produce request's batch), hence the last one first.
+    std::unordered_map<const char*, observability::Counter*> published_by_topic_;
+    const char* last_published_topic_ = nullptr;
+    observability::Counter* last_published_ = nullptr;
+
+    std::size_t bytes_in_flight_ = 0;
+    std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
+    std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
+    std::string producer_failure_;  // first delivery error not about its record: replace the producer
+};
+
+}  // namespace outbox::pipeline
