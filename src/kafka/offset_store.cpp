@@ -56,7 +56,7 @@ void OffsetStore::ensure_topic() const {
     // One partition: there are few sources, and compaction keeps one record per source.
     rd_kafka_NewTopic_t* raw_topic = rd_kafka_NewTopic_new(topic_.c_str(), 1, -1, error, sizeof error);
     if (!raw_topic) throw ConfigError("offsets.topic: " + std::string(error));
-    const std::unique_ptr<rd_kafka_NewTopic_t, void (*)(rd_kafka_NewTopic_t*)> new_topic(raw_topic, rd_kafka_NewTopic_destroy);
+    const NewTopicPtr new_topic(raw_topic);
     rd_kafka_NewTopic_set_config(new_topic.get(), "cleanup.policy", "compact");
     const QueuePtr queue(rd_kafka_queue_new(admin.get()));
     rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
@@ -69,7 +69,7 @@ void OffsetStore::ensure_topic() const {
                   "\"; if it is auto-created, set cleanup.policy=compact on it (see docs/operations.md)");
         return;
     }
-    const std::unique_ptr<rd_kafka_event_t, void (*)(rd_kafka_event_t*)> owned_event(event, rd_kafka_event_destroy);
+    const EventPtr owned_event(event);
     const rd_kafka_CreateTopics_result_t* result = rd_kafka_event_CreateTopics_result(event);
     size_t count = 0;
     const rd_kafka_topic_result_t** results = result ? rd_kafka_CreateTopics_result_topics(result, &count) : nullptr;
@@ -91,11 +91,10 @@ Lsn OffsetStore::read_committed_position() const {
                                         {"isolation.level", "read_committed"}}));
     const int partitions = partition_count(consumer.get(), topic_);
     if (partitions == 0) return 0;
-    rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(partitions);
+    const PartitionListPtr assignment(rd_kafka_topic_partition_list_new(partitions));
     for (int p = 0; p < partitions; ++p)
-        rd_kafka_topic_partition_list_add(assignment, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    rd_kafka_assign(consumer.get(), assignment);
-    rd_kafka_topic_partition_list_destroy(assignment);
+        rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_assign(consumer.get(), assignment.get());
 
     Lsn position = 0;
     std::set<int> at_end;
@@ -104,7 +103,7 @@ Lsn OffsetStore::read_committed_position() const {
         if (Clock::now() > deadline) throw TransientError("kafka: timed out reading the offsets topic " + topic_);
         rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer.get(), 200);
         if (!message) continue;
-        const std::unique_ptr<rd_kafka_message_t, void (*)(rd_kafka_message_t*)> owned(message, rd_kafka_message_destroy);
+        const MessagePtr owned(message);
         if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
             at_end.insert(message->partition);
             continue;

@@ -69,18 +69,17 @@ Producer::Producer(const config::KafkaSettings& settings, const std::string& boo
     int fds[2];
     if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0)
         throw DefiniteError(std::string("kafka: pipe: ") + std::strerror(errno));
-    wakeup_read_fd_ = fds[0];
-    wakeup_write_fd_ = fds[1];
+    wakeup_read_ = FileDescriptor(fds[0]);
+    wakeup_write_ = FileDescriptor(fds[1]);
     main_queue_.reset(rd_kafka_queue_get_main(handle_.get()));
-    rd_kafka_queue_io_event_enable(main_queue_.get(), wakeup_write_fd_, "1", 1);
+    rd_kafka_queue_io_event_enable(main_queue_.get(), wakeup_write_.get(), "1", 1);
 }
 
 Producer::~Producer() {
     topics_.clear();
     main_queue_.reset();
+    // Before the pipe librdkafka writes to.
     handle_.reset();
-    if (wakeup_read_fd_ >= 0) close(wakeup_read_fd_);
-    if (wakeup_write_fd_ >= 0) close(wakeup_write_fd_);
 }
 
 rd_kafka_topic_t* Producer::topic_handle(std::string_view topic) {
@@ -134,7 +133,7 @@ void Producer::drain_wakeup_pipe() {
     // A pipe read returns what is there up to the buffer's size: a short read found it empty, and
     // a second read() would only return EAGAIN.
     char drained[64];
-    while (read(wakeup_read_fd_, drained, sizeof drained) == static_cast<ssize_t>(sizeof drained)) {
+    while (read(wakeup_read_.get(), drained, sizeof drained) == static_cast<ssize_t>(sizeof drained)) {
     }
 }
 
@@ -187,7 +186,7 @@ namespace {
 // librdkafka's rd_kafka_error_t, owned and turned into a TransactionError.
 void throw_if_failed(rd_kafka_error_t* raw, const Producer& producer, const char* what) {
     if (!raw) return;
-    const std::unique_ptr<rd_kafka_error_t, void (*)(rd_kafka_error_t*)> error(raw, rd_kafka_error_destroy);
+    const ErrorPtr error(raw);
     const std::string message = std::string("kafka: ") + what + ": " + rd_kafka_error_string(error.get());
     using Kind = TransactionError::Kind;
     if (rd_kafka_error_is_fatal(error.get()))

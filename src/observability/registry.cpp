@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 namespace outbox::observability {
 namespace {
@@ -78,15 +79,17 @@ struct Registry::Metric {
 
 namespace {
 
-struct CounterMetric final : Registry::Metric {
+// One unlabelled value: a Counter ("counter") or a Gauge ("gauge").
+template <typename Value>
+struct SingleValueMetric final : Registry::Metric {
     using Metric::Metric;
-    const char* type() const override { return "counter"; }
+    const char* type() const override { return std::is_same_v<Value, Counter> ? "counter" : "gauge"; }
     void append_samples(std::string& out) const override {
         out += name + ' ';
-        append_integer(out, counter.value());
+        append_integer(out, value.value());
         out += '\n';
     }
-    Counter counter;
+    Value value;
 };
 
 struct CounterFamilyMetric final : Registry::Metric {
@@ -105,16 +108,6 @@ struct CounterFamilyMetric final : Registry::Metric {
     CounterFamily family;
 };
 
-struct GaugeMetric final : Registry::Metric {
-    using Metric::Metric;
-    const char* type() const override { return "gauge"; }
-    void append_samples(std::string& out) const override {
-        out += name + ' ';
-        append_integer(out, gauge.value());
-        out += '\n';
-    }
-    Gauge gauge;
-};
 
 struct GaugeFunctionMetric final : Registry::Metric {
     GaugeFunctionMetric(std::string name, std::string help, std::function<std::int64_t()> read)
@@ -202,7 +195,9 @@ Registry::Metric& Registry::add(std::unique_ptr<Metric> metric) {
 }
 
 Counter& Registry::counter(std::string name, std::string help) {
-    return static_cast<CounterMetric&>(add(std::make_unique<CounterMetric>(std::move(name), std::move(help)))).counter;
+    return static_cast<SingleValueMetric<Counter>&>(
+               add(std::make_unique<SingleValueMetric<Counter>>(std::move(name), std::move(help))))
+        .value;
 }
 
 CounterFamily& Registry::counter_family(std::string name, std::string help, std::vector<std::string> label_names) {
@@ -212,7 +207,8 @@ CounterFamily& Registry::counter_family(std::string name, std::string help, std:
 }
 
 Gauge& Registry::gauge(std::string name, std::string help) {
-    return static_cast<GaugeMetric&>(add(std::make_unique<GaugeMetric>(std::move(name), std::move(help)))).gauge;
+    return static_cast<SingleValueMetric<Gauge>&>(add(std::make_unique<SingleValueMetric<Gauge>>(std::move(name), std::move(help))))
+        .value;
 }
 
 void Registry::gauge_function(std::string name, std::string help, std::function<std::int64_t()> read) {

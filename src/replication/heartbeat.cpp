@@ -18,7 +18,7 @@ namespace outbox::replication {
 Heartbeat::Heartbeat(std::string conninfo, std::string query, std::chrono::milliseconds interval)
     : conninfo_(std::move(conninfo)), query_(std::move(query)), interval_(interval),
       stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (stop_fd_ < 0) throw DefiniteError(std::string("heartbeat: eventfd: ") + std::strerror(errno));
+    if (!stop_fd_.valid()) throw DefiniteError(std::string("heartbeat: eventfd: ") + std::strerror(errno));
     thread_ = std::thread([this] { run(); });
 }
 
@@ -31,13 +31,12 @@ Heartbeat::~Heartbeat() {
     // Ends a wait on the database too: an unreachable host or a hung server would otherwise hold
     // the shutdown for as long as the network takes to give up.
     const std::uint64_t one = 1;
-    (void)!write(stop_fd_, &one, sizeof one);
+    (void)!write(stop_fd_.get(), &one, sizeof one);
     thread_.join();
-    close(stop_fd_);
 }
 
 bool Heartbeat::wait_for(int socket, bool for_write) const {
-    pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {stop_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {stop_fd_.get(), POLLIN, 0}};
     while (poll(fds, 2, -1) < 0)
         if (errno != EINTR) return false;
     return fds[1].revents == 0;

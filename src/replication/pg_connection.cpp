@@ -33,28 +33,17 @@ struct ConnectParameters {
 PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : wait_(std::move(wait)) {
     const ConnectParameters parameters(conninfo, mode);
     if (!wait_) {
-        conn_ = PQconnectdbParams(parameters.keys.data(), parameters.values.data(), 1);
+        conn_.reset(PQconnectdbParams(parameters.keys.data(), parameters.values.data(), 1));
         check_connected();
         return;
     }
-    conn_ = PQconnectStartParams(parameters.keys.data(), parameters.values.data(), 1);
-    if (conn_ && PQstatus(conn_) != CONNECTION_BAD) {
+    conn_.reset(PQconnectStartParams(parameters.keys.data(), parameters.values.data(), 1));
+    if (conn_ && PQstatus(conn_.get()) != CONNECTION_BAD) {
         // libpq's documented loop: wait as PQconnectPoll last asked, starting as if it asked to write.
         for (auto polling = PGRES_POLLING_WRITING; polling != PGRES_POLLING_OK && polling != PGRES_POLLING_FAILED;
-             polling = PQconnectPoll(conn_)) {
-            bool waited = false;
-            try {
-                waited = wait_(PQsocket(conn_), polling == PGRES_POLLING_WRITING);
-            } catch (...) {
-                PQfinish(conn_);
-                conn_ = nullptr;
-                throw;
-            }
-            if (!waited) {
-                PQfinish(conn_);
-                conn_ = nullptr;
+             polling = PQconnectPoll(conn_.get())) {
+            if (!wait_(PQsocket(conn_.get()), polling == PGRES_POLLING_WRITING))
                 throw TransientError("postgres: stopped while connecting");
-            }
         }
     }
     check_connected();
@@ -62,10 +51,9 @@ PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : 
 
 void PgConnection::check_connected() {
     if (!conn_) throw TransientError("postgres: out of memory while connecting");
-    if (PQstatus(conn_) != CONNECTION_OK) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK) {
         std::string error = last_error();
-        PQfinish(conn_);
-        conn_ = nullptr;
+        conn_.reset();
         // Refused connections, timeouts and a server starting or stopping pass; wrong
         // credentials, a missing role or database, or pg_hba rules do not.
         static constexpr std::string_view kDefinite[] = {"password authentication failed", "no pg_hba.conf entry",
@@ -79,10 +67,6 @@ void PgConnection::check_connected() {
     }
 }
 
-PgConnection::~PgConnection() {
-    if (conn_) PQfinish(conn_);
-}
-
 std::string one_line(std::string message) {
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     std::string line;
@@ -93,11 +77,11 @@ std::string one_line(std::string message) {
     return line;
 }
 
-std::string PgConnection::last_error() const { return one_line(conn_ ? PQerrorMessage(conn_) : "no connection"); }
+std::string PgConnection::last_error() const { return one_line(conn_ ? PQerrorMessage(conn_.get()) : "no connection"); }
 
 PgResult PgConnection::exec(const std::string& sql, std::string_view what) const {
     if (wait_) return exec_waiting(sql, what);
-    return checked(PgResult(PQexec(conn_, sql.c_str())), what);
+    return checked(PgResult(PQexec(conn_.get(), sql.c_str())), what);
 }
 
 bool PgConnection::wait(int socket, bool for_write) const {
@@ -113,19 +97,19 @@ PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view wha
     const auto give_up = [&] {
         throw TransientError("postgres: stopped while waiting for " + std::string(what));
     };
-    if (PQsetnonblocking(conn_, 1) != 0 || PQsendQuery(conn_, sql.c_str()) != 1) return checked(nullptr, what);
-    for (int unsent; (unsent = PQflush(conn_)) != 0;) {
+    if (PQsetnonblocking(conn_.get(), 1) != 0 || PQsendQuery(conn_.get(), sql.c_str()) != 1) return checked(nullptr, what);
+    for (int unsent; (unsent = PQflush(conn_.get())) != 0;) {
         if (unsent < 0) return checked(nullptr, what);
-        if (!wait_(PQsocket(conn_), true)) give_up();
+        if (!wait_(PQsocket(conn_.get()), true)) give_up();
     }
     // The last result is the statement's (a simple query of one statement gives one, then null).
     PgResult last;
     for (;;) {
-        while (PQisBusy(conn_)) {
-            if (!wait_(PQsocket(conn_), false)) give_up();
-            if (PQconsumeInput(conn_) == 0) return checked(nullptr, what);
+        while (PQisBusy(conn_.get())) {
+            if (!wait_(PQsocket(conn_.get()), false)) give_up();
+            if (PQconsumeInput(conn_.get()) == 0) return checked(nullptr, what);
         }
-        PgResult result(PQgetResult(conn_));
+        PgResult result(PQgetResult(conn_.get()));
         if (!result) break;
         const auto status = PQresultStatus(result.get());
         last = std::move(result);
@@ -139,7 +123,7 @@ PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view wha
 PgResult PgConnection::checked(PgResult result, std::string_view what) const {
     const auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_BOTH) return result;
-    if (PQstatus(conn_) != CONNECTION_OK)
+    if (PQstatus(conn_.get()) != CONNECTION_OK)
         throw TransientError("postgres: connection lost during " + std::string(what) + ": " + last_error());
     const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
     throw_statement_error(what, sqlstate ? sqlstate : "", last_error());
@@ -152,20 +136,17 @@ void throw_statement_error(std::string_view what, std::string_view sqlstate, con
     throw DefiniteError("postgres: " + std::string(what) + " failed: " + message);
 }
 
-std::string PgConnection::quote_literal(std::string_view text) const {
-    char* quoted = PQescapeLiteral(conn_, text.data(), text.size());
-    if (!quoted) throw DefiniteError("postgres: cannot quote literal: " + last_error());
-    std::string out(quoted);
-    PQfreemem(quoted);
-    return out;
+std::string PgConnection::quoted(char* (*escape)(PGconn*, const char*, std::size_t), std::string_view text,
+                                 std::string_view what) const {
+    const PgMemory quoted(escape(conn_.get(), text.data(), text.size()));
+    if (!quoted) throw DefiniteError("postgres: cannot quote " + std::string(what) + ": " + last_error());
+    return quoted.get();
 }
 
+std::string PgConnection::quote_literal(std::string_view text) const { return quoted(PQescapeLiteral, text, "literal"); }
+
 std::string PgConnection::quote_identifier(std::string_view text) const {
-    char* quoted = PQescapeIdentifier(conn_, text.data(), text.size());
-    if (!quoted) throw DefiniteError("postgres: cannot quote identifier: " + last_error());
-    std::string out(quoted);
-    PQfreemem(quoted);
-    return out;
+    return quoted(PQescapeIdentifier, text, "identifier");
 }
 
 }  // namespace outbox::replication

@@ -13,6 +13,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/handles.hpp"
+#include "outbox/util/file_descriptor.hpp"
 #include "outbox/router/outbox_router.hpp"
 
 namespace outbox::kafka {
@@ -73,7 +74,7 @@ public:
     // acknowledged (returns true) or `timeout_ms` passes. A record whose topic's partitions are
     // still unknown (its first record) is not queued for a partition yet, so not sent either.
     bool flush(int timeout_ms);
-    int wakeup_fd() const { return wakeup_read_fd_; }
+    int wakeup_fd() const { return wakeup_read_.get(); }
 
     // Messages not yet acknowledged or failed.
     int outstanding() const { return rd_kafka_outq_len(handle_.get()); }
@@ -141,8 +142,8 @@ private:
     std::string authentication_failure_;
     bool serving_ = false;
     std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
-    int wakeup_read_fd_ = -1;
-    int wakeup_write_fd_ = -1;
+    FileDescriptor wakeup_read_;
+    FileDescriptor wakeup_write_;
 };
 
 }  // namespace outbox::kafka

@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include "outbox/util/file_descriptor.hpp"
+
 namespace outbox::replication {
 
 // Debezium's heartbeat.action.query: runs a statement on the source database at a fixed
@@ -31,7 +33,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
-    int stop_fd_;  // an eventfd, written once on destruction
+    FileDescriptor stop_fd_;  // an eventfd, written once on destruction
     std::thread thread_;
 };
 

@@ -14,6 +14,16 @@ struct PgResultDeleter {
 };
 using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
 
+struct PgConnDeleter {
+    void operator()(PGconn* connection) const { PQfinish(connection); }
+};
+using PgConnPtr = std::unique_ptr<PGconn, PgConnDeleter>;
+
+struct PgMemoryDeleter {
+    void operator()(char* memory) const { PQfreemem(memory); }
+};
+using PgMemory = std::unique_ptr<char, PgMemoryDeleter>;  // what libpq allocated for the caller
+
 // How a failed statement is reported (`sqlstate` may be empty): TransientError when another
 // process holds the slot (55006) or the server is shutting down or cancelled it (class 57),
 // DefiniteError otherwise.
@@ -38,13 +48,10 @@ public:
     PgConnection(const std::string& conninfo, Mode mode, Wait wait = {});
     PgConnection(const PgConnection&) = delete;
     PgConnection& operator=(const PgConnection&) = delete;
-    PgConnection(PgConnection&& other) noexcept : conn_(other.conn_), wait_(std::move(other.wait_)) {
-        other.conn_ = nullptr;
-    }
-    ~PgConnection();
+    PgConnection(PgConnection&&) noexcept = default;
 
-    PGconn* raw() const { return conn_; }
-    int server_version() const { return PQserverVersion(conn_); }
+    PGconn* raw() const { return conn_.get(); }
+    int server_version() const { return PQserverVersion(conn_.get()); }
 
     // Runs one statement with the simple query protocol (the only one a walsender accepts).
     // A failed statement throws DefiniteError with `what` and the server's message, or
@@ -64,8 +71,10 @@ private:
     void check_connected();
     PgResult exec_waiting(const std::string& sql, std::string_view what) const;
     PgResult checked(PgResult result, std::string_view what) const;
+    std::string quoted(char* (*escape)(PGconn*, const char*, std::size_t), std::string_view text,
+                       std::string_view what) const;
 
-    PGconn* conn_ = nullptr;
+    PgConnPtr conn_;
     Wait wait_;
 };
 
