@@ -1,27 +1,17 @@
+// The configuration's sections, read into typed settings, and the checks that span settings.
 #include "outbox/config/config.hpp"
 
-#include "outbox/config/placement_parser.hpp"
-#include "outbox/util/errors.hpp"
-#include "outbox/util/log.hpp"
-#include "outbox/util/topic_name.hpp"
-
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <initializer_list>
-#include <limits>
-#include <map>
-#include <memory>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
+
+#include "outbox/config/placement_parser.hpp"
+#include "outbox/config/yaml_entries.hpp"
+#include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
+#include "outbox/util/topic_name.hpp"
 
 namespace outbox::config {
 
@@ -41,109 +31,12 @@ const OutboxSettings& OutboxSettings::for_table(const TableName& table) const {
 
 namespace {
 
-[[noreturn]] void fail(const Location& where, const std::string& message) {
-    throw ConfigError(where.describe() + ": " + message);
-}
-
-// yaml-cpp marks are 0-based and -1 when the node has no position; both map onto our 1-based/0 scheme.
-Location location_of(const std::string& file, const YAML::Node& node) {
-    return {file, node.Mark().line + 1};
-}
-
-// One "key: value" pair of a mapping. Errors about the value point at the key's line, because
-// yaml-cpp places an empty value's mark on the following line.
-struct Entry {
-    std::string name;  // as written: "slot.name"
-    std::string key;   // with its section, for messages: "postgres.slot.name"
-    YAML::Node value;
-    Location location;
-};
-
-std::string describe_kind(const YAML::Node& node) {
-    if (node.IsMap()) return "a mapping";
-    if (node.IsSequence()) return "a sequence";
-    return "no value";
-}
-
-std::string quoted(std::string_view text) {
-    return "\"" + std::string(text) + "\"";
-}
-
-// Iterates rather than looking keys up, because yaml-cpp keeps both entries of a duplicated key
-// and lookup would silently pick one.
-std::vector<Entry> entries_of(const YAML::Node& mapping, const std::string& section, const std::string& file) {
-    std::vector<Entry> entries;
-    std::map<std::string, int> first_line;
-    const std::string prefix = section.empty() ? "" : section + ".";
-    for (auto it = mapping.begin(); it != mapping.end(); ++it) {
-        const Location where = location_of(file, it->first);
-        if (!it->first.IsScalar()) {
-            fail(where, (section.empty() ? "top level" : section) + ": expected a key name, got " + describe_kind(it->first));
-        }
-        const std::string name = it->first.Scalar();
-        const auto [seen, inserted] = first_line.emplace(name, where.line);
-        if (!inserted) fail(where, prefix + name + ": duplicate key (first given at line " + std::to_string(seen->second) + ")");
-        entries.push_back({name, prefix + name, it->second, where});
-    }
-    return entries;
-}
-
-// Substitutes from left to right over the original text, so a variable's value is never re-expanded.
-std::string expand_env(const std::string& text, const std::string& key, const Location& where) {
-    static constexpr std::string_view marker = "${env:";
-    std::string out;
-    std::size_t pos = 0;
-    for (;;) {
-        const std::size_t start = text.find(marker, pos);
-        if (start == std::string::npos) return out.append(text, pos);
-        const std::size_t name_start = start + marker.size();
-        const std::size_t end = text.find('}', name_start);
-        if (end == std::string::npos) fail(where, key + ": unterminated ${env:...} reference");
-        const std::string name = text.substr(name_start, end - name_start);
-        if (name.empty()) fail(where, key + ": ${env:} names no variable");
-        const char* value = std::getenv(name.c_str());
-        if (value == nullptr) fail(where, "environment variable " + name + " is not set (referenced by " + key + ")");
-        out.append(text, pos, start - pos).append(value);
-        pos = end + 1;
-    }
-}
-
-std::string scalar_at(const YAML::Node& node, const std::string& key, const Location& where) {
-    if (!node.IsScalar()) fail(where, key + ": expected a single value, got " + describe_kind(node));
-    return expand_env(node.Scalar(), key, where);
-}
-
-std::string text_of(const Entry& e) {
-    return scalar_at(e.value, e.key, e.location);
-}
-
-std::string non_empty_text(const Entry& e) {
-    std::string text = text_of(e);
-    if (text.empty()) fail(e.location, e.key + ": must not be empty");
-    return text;
-}
-
 std::string topic_name(const Entry& e) {
     std::string topic = non_empty_text(e);
     if (!is_legal_topic_name(topic)) fail(e.location, e.key + ": \"" + topic + "\" is not a legal Kafka topic name");
     return topic;
 }
 
-int integer_at_least(const Entry& e, int minimum) {
-    const std::string text = text_of(e);
-    int value = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (error == std::errc::result_out_of_range) {
-        fail(e.location, e.key + ": " + quoted(text) + " is out of range (at most " +
-                             std::to_string(std::numeric_limits<int>::max()) + ")");
-    }
-    if (error != std::errc{} || stop != end || value < minimum) {
-        const char* expected = minimum > 0 ? "a positive integer" : "a non-negative integer";
-        fail(e.location, e.key + ": expected " + std::string(expected) + ", got " + quoted(text));
-    }
-    return value;
-}
 
 // PostgreSQL's own rule (ReplicationSlotValidateName); checking here reports it with a line number
 // instead of failing later at CREATE_REPLICATION_SLOT.
@@ -166,20 +59,6 @@ std::string publication_name(const Entry& e) {
     std::string name = non_empty_text(e);
     if (name.size() > 63) fail(e.location, e.key + ": " + quoted(name) + " is longer than 63 bytes");
     return name;
-}
-
-PublicationAutocreate autocreate_mode(const Entry& e) {
-    const std::string mode = text_of(e);
-    if (mode == "filtered") return PublicationAutocreate::filtered;
-    if (mode == "disabled") return PublicationAutocreate::disabled;
-    fail(e.location, e.key + ": unsupported mode " + quoted(mode) + "; only filtered and disabled are supported");
-}
-
-std::string_view trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string_view::npos) return {};
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
 }
 
 TableName table_name(std::string_view item, const std::string& key, const Location& where) {
@@ -214,44 +93,12 @@ std::vector<TableName> table_list(const Entry& e) {
         return tables;
     }
     const std::string text = text_of(e);
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = text.find(',', start);
-        const std::string_view item = std::string_view(text).substr(start, comma - start);
-        add_table(tables, table_name(item, e.key, e.location), e.key, e.location);
-        if (comma == std::string::npos) return tables;
-        start = comma + 1;
-    }
+    for (const auto item : split_list(text)) add_table(tables, table_name(item, e.key, e.location), e.key, e.location);
+    return tables;
 }
 
-struct KeyHandler {
-    std::string_view name;
-    std::function<void(const Entry&)> apply;
-};
 
-void dispatch(const std::vector<Entry>& entries, const std::vector<KeyHandler>& handlers) {
-    for (const Entry& e : entries) {
-        const auto handler = std::find_if(handlers.begin(), handlers.end(),
-                                          [&](const KeyHandler& h) { return h.name == e.name; });
-        if (handler != handlers.end()) {
-            handler->apply(e);
-            continue;
-        }
-        std::string known;
-        for (const KeyHandler& h : handlers) known += (known.empty() ? "" : ", ") + std::string(h.name);
-        fail(e.location, e.key + ": unknown key (expected one of: " + known + ")");
-    }
-}
 
-// A section whose keys are all commented out parses as null; treat it as empty rather than an error.
-std::vector<Entry> section_entries(const Entry& section) {
-    if (section.value.IsNull()) return {};
-    if (!section.value.IsMap()) fail(section.location, section.key + ": expected a mapping of settings, got " +
-                                                           (section.value.IsSequence() ? "a sequence" : "a single value"));
-    return entries_of(section.value, section.name, section.location.file);
-}
-
-bool boolean_option(const Entry& e);
 
 void read_postgres(const Entry& section, PostgresSettings& pg) {
     dispatch(section_entries(section),
@@ -263,7 +110,10 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                   }},
                  {"slot.name", [&](const Entry& e) { pg.slot_name = slot_name(e); }},
                  {"publication.name", [&](const Entry& e) { pg.publication_name = publication_name(e); }},
-                 {"publication.autocreate.mode", [&](const Entry& e) { pg.publication_autocreate = autocreate_mode(e); }},
+                 {"publication.autocreate.mode", [&](const Entry& e) { pg.publication_autocreate = enum_option<PublicationAutocreate>(
+                                           e, {{"filtered", PublicationAutocreate::filtered},
+                                               {"disabled", PublicationAutocreate::disabled}},
+                                           "mode"); }},
                  {"publish.via.partition.root", [&](const Entry& e) { pg.publish_via_partition_root = boolean_option(e); }},
                  {"table.include.list", [&](const Entry& e) { pg.tables = table_list(e); }},
                  {"status.update.interval.ms", [&](const Entry& e) { pg.status_update_interval_ms = integer_at_least(e, 1); }},
@@ -272,42 +122,6 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                  {"heartbeat.action.query", [&](const Entry& e) { pg.heartbeat_action_query = non_empty_text(e); }},
                  {"reconnect.backoff.max.ms", [&](const Entry& e) { pg.reconnect_backoff_max_ms = integer_at_least(e, 1); }},
              });
-}
-
-// Lower-cased and trimmed, as Debezium reads its boolean and enumerated options.
-std::string option_word(const Entry& e) {
-    std::string word(trim(text_of(e)));
-    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
-    return word;
-}
-
-bool boolean_option(const Entry& e) {
-    const std::string word = option_word(e);
-    if (word == "true") return true;
-    if (word == "false") return false;
-    fail(e.location, e.key + ": expected true or false, got " + quoted(text_of(e)));
-}
-
-template <typename Enum>
-Enum enum_option(const Entry& e, std::initializer_list<std::pair<std::string_view, Enum>> choices) {
-    const std::string word = option_word(e);
-    std::string expected;
-    for (const auto& [name, value] : choices) {
-        if (word == name) return value;
-        expected += (expected.empty() ? "" : " or ") + std::string(name);
-    }
-    fail(e.location, e.key + ": expected " + expected + ", got " + quoted(text_of(e)));
-}
-
-// Debezium's comma-separated list, or a YAML sequence of items (each may itself be a comma list).
-std::string list_text(const Entry& e) {
-    if (!e.value.IsSequence()) return text_of(e);
-    std::string joined;
-    for (const YAML::Node& item : e.value) {
-        const Location where = location_of(e.location.file, item);
-        joined += (joined.empty() ? "" : ",") + scalar_at(item, e.key, where);
-    }
-    return joined;
 }
 
 std::vector<AdditionalField> additional_placements(const Entry& e) {
@@ -325,16 +139,14 @@ std::vector<std::string> message_prefixes(const Entry& e) {
     const std::string text = list_text(e);
     std::vector<std::string> prefixes;
     if (trim(text).empty()) return prefixes;
-    for (std::size_t start = 0;;) {
-        const std::size_t comma = text.find(',', start);
-        const std::string prefix(trim(std::string_view(text).substr(start, comma - start)));
+    for (const auto item : split_list(text)) {
+        const std::string prefix(item);
         if (prefix.empty()) fail(e.location, e.key + ": empty prefix in the list");
         if (std::find(prefixes.begin(), prefixes.end(), prefix) != prefixes.end())
             fail(e.location, e.key + ": prefix " + quoted(prefix) + " is listed more than once");
         prefixes.push_back(prefix);
-        if (comma == std::string::npos) return prefixes;
-        start = comma + 1;
     }
+    return prefixes;
 }
 
 // Debezium keys that only act through Kafka Connect schemas or OpenTelemetry, which the router
@@ -487,12 +299,6 @@ void read_kafka(const Entry& section, KafkaSettings& kafka) {
     }
 }
 
-ErrorTolerance error_tolerance(const Entry& e) {
-    const std::string value = text_of(e);
-    if (value == "none") return ErrorTolerance::none;
-    if (value == "all") return ErrorTolerance::all;
-    fail(e.location, e.key + ": expected none or all, got " + quoted(value));
-}
 
 // "host:port" or "[ipv6]:port". The port is required: scrapers need to know where to look.
 void read_metrics(const Entry& section, MetricsSettings& metrics) {
@@ -537,12 +343,6 @@ void read_log(const Entry& section, LogSettings& settings) {
              });
 }
 
-DeliveryGuarantee delivery_guarantee(const Entry& e) {
-    const std::string value = text_of(e);
-    if (value == "at-least-once") return DeliveryGuarantee::at_least_once;
-    if (value == "exactly-once") return DeliveryGuarantee::exactly_once;
-    fail(e.location, e.key + ": expected at-least-once or exactly-once, got " + quoted(value));
-}
 
 void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_location) {
     const bool has_bootstrap = std::any_of(kafka.properties.begin(), kafka.properties.end(),
@@ -552,24 +352,7 @@ void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_loca
     }
 }
 
-YAML::Node load_yaml(const std::string& text, const std::string& file) {
-    try {
-        return YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-        fail(Location{file, e.mark.line + 1}, "invalid YAML: " + e.msg);
-    }
-}
 
-std::string read_file(const std::string& path) {
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!file) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
-    std::string text;
-    char buffer[8192];
-    std::size_t count = 0;
-    while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
-    if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
-    return text;
-}
 
 }  // namespace
 
@@ -600,13 +383,16 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"caught.up.lag.ms", [&](const Entry& e) { config.caught_up_lag_ms = integer_at_least(e, 0); }},
                  {"max.inflight.messages", [&](const Entry& e) { config.max_inflight_messages = integer_at_least(e, 1); }},
                  {"max.inflight.bytes", [&](const Entry& e) { config.max_inflight_bytes = integer_at_least(e, 1024); }},
-                 {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = error_tolerance(e); }},
+                 {"errors.tolerance", [&](const Entry& e) { config.errors_tolerance = enum_option<ErrorTolerance>(
+                                           e, {{"none", ErrorTolerance::none}, {"all", ErrorTolerance::all}}); }},
                  {"errors.deadletterqueue.topic.name",
                   [&](const Entry& e) {
                       dead_letter_location = e.location;
                       config.dead_letter_topic = topic_name(e);
                   }},
-                 {"delivery.guarantee", [&](const Entry& e) { config.delivery_guarantee = delivery_guarantee(e); }},
+                 {"delivery.guarantee", [&](const Entry& e) { config.delivery_guarantee = enum_option<DeliveryGuarantee>(
+                                           e, {{"at-least-once", DeliveryGuarantee::at_least_once},
+                                               {"exactly-once", DeliveryGuarantee::exactly_once}}); }},
                  {"offsets.topic", [&](const Entry& e) { config.offsets_topic = topic_name(e); }},
                  {"transaction.max.events", [&](const Entry& e) { config.transaction_max_events = integer_at_least(e, 1); }},
                  {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
