@@ -7,6 +7,9 @@
 #include <string_view>
 #include <utility>
 
+#include "outbox/util/big_endian.hpp"
+#include "outbox/util/type_byte.hpp"
+
 // Mirrors the readers in PostgreSQL's src/backend/replication/logical/proto.c for protocol
 // version 1 without streaming, so no message carries an xid prefix.
 
@@ -29,18 +32,6 @@ std::string_view message_name(char type) {
     }
 }
 
-// A quoted character is only readable for printable ASCII; anything else would garble the log line.
-std::string describe_byte(char type) {
-    const auto byte = static_cast<unsigned char>(type);
-    char text[8];
-    if (byte >= 0x20 && byte < 0x7f) {
-        std::snprintf(text, sizeof text, "'%c'", byte);
-    } else {
-        std::snprintf(text, sizeof text, "0x%02X", byte);
-    }
-    return text;
-}
-
 // Bounds-checked big-endian cursor over one message. Offsets in error messages count from the
 // type byte, so they match a hex dump of the payload.
 class Reader {
@@ -52,7 +43,7 @@ public:
         std::string text = "pgoutput ";
         text += message_name(type);
         text += " (";
-        text += describe_byte(type);
+        text += type_byte_text(type);
         text += ") at WAL ";
         text += format_lsn(wal_position_);
         text += ": ";
@@ -139,18 +130,6 @@ private:
         }
     }
 
-    template <typename T>
-    static T load_be(const char* at) {
-        T value;
-        std::memcpy(&value, at, sizeof value);
-        if constexpr (std::endian::native == std::endian::little) {
-            if constexpr (sizeof value == 2) value = __builtin_bswap16(value);
-            if constexpr (sizeof value == 4) value = __builtin_bswap32(value);
-            if constexpr (sizeof value == 8) value = __builtin_bswap64(value);
-        }
-        return value;
-    }
-
     std::span<const char> bytes_;
     std::size_t offset_ = 1;  // past the type byte, which decode() has already dispatched on
     Lsn wal_position_;
@@ -185,7 +164,7 @@ void read_tuple(Reader& in, std::vector<ColumnValue>& values) {
             }
             default:
                 values.resize(i);
-                in.fail("unknown column kind " + describe_byte(kind) + " for column " + std::to_string(i));
+                in.fail("unknown column kind " + type_byte_text(kind) + " for column " + std::to_string(i));
         }
     }
 }
@@ -230,7 +209,7 @@ Relation read_relation(Reader& in, std::vector<RelationColumn>& columns) {
         case 'i':
             break;
         default:
-            in.fail("unknown replica identity " + describe_byte(relation.replica_identity));
+            in.fail("unknown replica identity " + type_byte_text(relation.replica_identity));
     }
     columns.clear();
     const std::size_t natts = in.read_count16("column count");
@@ -255,7 +234,7 @@ Type read_type(Reader& in) {
 }
 
 void expect_new_tuple_marker(Reader& in, char marker) {
-    if (marker != 'N') in.fail("expected new tuple marker 'N', got " + describe_byte(marker));
+    if (marker != 'N') in.fail("expected new tuple marker 'N', got " + type_byte_text(marker));
 }
 
 Insert read_insert(Reader& in, std::vector<ColumnValue>& new_values) {
@@ -290,7 +269,7 @@ Delete read_delete(Reader& in, std::vector<ColumnValue>& old_values) {
     del.relid = in.read_u32("relation id");
     del.old_tuple_kind = in.read_char("old tuple marker");
     if (del.old_tuple_kind != 'K' && del.old_tuple_kind != 'O') {
-        in.fail("expected old tuple marker 'K' or 'O', got " + describe_byte(del.old_tuple_kind));
+        in.fail("expected old tuple marker 'K' or 'O', got " + type_byte_text(del.old_tuple_kind));
     }
     read_tuple(in, old_values);
     del.old_tuple = old_values;

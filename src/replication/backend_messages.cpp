@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "outbox/replication/pg_connection.hpp"
+#include "outbox/util/big_endian.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/type_byte.hpp"
 
 namespace outbox::replication {
 namespace {
@@ -13,25 +15,16 @@ namespace {
 void append_header(std::string& out, char type, std::size_t body_size) {
     const auto length = static_cast<std::uint32_t>(body_size + 4);
     out += type;
-    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>(length >> shift);
+    append_be(out, length);
 }
 
 }  // namespace
 
-std::string message_type_text(char type) {
-    const auto byte = static_cast<unsigned char>(type);
-    if (byte >= 0x20 && byte < 0x7f) return std::string("'") + type + "'";
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    return std::string("0x") + kHex[byte >> 4] + kHex[byte & 0xf];
-}
-
 std::size_t backend_message_size(std::span<const char> bytes) {
     if (bytes.size() < kBackendHeaderSize) return 0;
-    std::uint32_t length;
-    std::memcpy(&length, bytes.data() + 1, sizeof length);
-    if constexpr (std::endian::native == std::endian::little) length = __builtin_bswap32(length);
+    const auto length = load_be<std::uint32_t>(bytes.data() + 1);
     if (length < 4 || length > kMaxBackendMessageSize)
-        throw ProtocolError("postgres: message " + message_type_text(bytes[0]) + " claims a length of " + std::to_string(length) +
+        throw ProtocolError("postgres: message " + type_byte_text(bytes[0]) + " claims a length of " + std::to_string(length) +
                             " bytes: the stream is out of step");
     return std::size_t{length} + 1;
 }
@@ -42,7 +35,7 @@ ServerMessage parse_server_message(std::span<const char> body) {
     while (at < body.size() && body[at] != '\0') {
         const char code = body[at++];
         const void* end = std::memchr(body.data() + at, '\0', body.size() - at);
-        if (!end) throw ProtocolError("postgres: error or notice field " + message_type_text(code) + " is not terminated");
+        if (!end) throw ProtocolError("postgres: error or notice field " + type_byte_text(code) + " is not terminated");
         const std::string_view value(body.data() + at, static_cast<const char*>(end) - (body.data() + at));
         at += value.size() + 1;
         switch (code) {

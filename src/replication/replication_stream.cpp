@@ -10,6 +10,7 @@
 #include "outbox/replication/backend_messages.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/type_byte.hpp"
 
 namespace outbox::replication {
 namespace {
@@ -80,7 +81,7 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
                     break;
                 default:
                     throw ProtocolError("postgres: " + what + " was answered with message type " +
-                                        message_type_text(message->type));
+                                        type_byte_text(message->type));
             }
         }
         if (!connection_.wait(socket.fd(), false))
@@ -120,7 +121,7 @@ std::optional<std::span<const char>> ReplicationStream::next_direct_frame() {
             case 'A':
                 break;
             default:
-                throw ProtocolError("postgres: message type " + message_type_text(message->type) +
+                throw ProtocolError("postgres: message type " + type_byte_text(message->type) +
                                     " in the replication stream");
         }
     }

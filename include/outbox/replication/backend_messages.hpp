@@ -27,8 +27,7 @@ struct BackendMessage {
 // all there. Throws ProtocolError for a length that cannot be (below 4, above the limit).
 std::size_t backend_message_size(std::span<const char> bytes);
 
-// A type byte for messages: 'd' when printable, 0x01 otherwise.
-std::string message_type_text(char type);
+
 
 // The fields of an ErrorResponse or NoticeResponse that the router reports.
 struct ServerMessage {
