@@ -120,9 +120,8 @@ int main(int argc, char** argv) try {
     auto produce = [&](std::uint64_t s, std::uint64_t tag) {
         const PooledRecord& pooled = pool[s % pool.size()];
         produced_at_us[tag] = mono_us();
-        const outbox::router::KafkaHeader id{"id", pooled.id};
-        const outbox::router::OutboxRecord record{pooled.topic, -1, pooled.key, pooled.value, {&id, 1},
-                                                  unix_us() / 1000, {}};
+        const outbox::kafka::Header id{"id", pooled.id};
+        const outbox::kafka::Record record{pooled.topic, -1, pooled.key, pooled.value, {&id, 1}, unix_us() / 1000};
         if (const auto error = producer.produce(record, tag); error != RD_KAFKA_RESP_ERR_NO_ERROR)
             throw std::runtime_error(std::string("produce: ") + rd_kafka_err2str(error));
     };

@@ -127,13 +127,13 @@ Lsn OffsetStore::read_committed_position() const {
     return position;
 }
 
-router::OutboxRecord OffsetStore::record_for(Lsn end_lsn) {
+Record OffsetStore::record_for(Lsn end_lsn) {
     value_ = nlohmann::json{{"end_lsn", format_lsn(end_lsn)},
                             {"system_id", source_.system_id},
                             {"database", source_.database},
                             {"slot", source_.slot}}
                  .dump();
-    router::OutboxRecord record;
+    Record record;
     record.topic = topic_;
     record.key = key_;
     record.value = value_;

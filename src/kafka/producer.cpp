@@ -102,7 +102,7 @@ Producer::Topics::iterator Producer::create_topic_handle(std::string_view topic)
     return topics_.emplace(std::string(topic), std::move(created)).first;
 }
 
-rd_kafka_resp_err_t Producer::produce(const router::OutboxRecord& record, std::uint64_t tag) {
+rd_kafka_resp_err_t Producer::produce(const Record& record, std::uint64_t tag) {
     rd_kafka_topic_t* topic = topic_handle(record.topic);
     // librdkafka's argument macros cast without parentheses: pass plain variables.
     void* value = record.value ? const_cast<char*>(record.value->data()) : nullptr;

@@ -38,8 +38,8 @@ void DeadLetter::index_headers() {
         header_views_.push_back({name, value ? std::optional<std::string_view>(*value) : std::nullopt});
 }
 
-router::OutboxRecord DeadLetter::record() const {
-    router::OutboxRecord record;
+kafka::Record DeadLetter::record() const {
+    kafka::Record record;
     record.topic = topic_;
     if (key_) record.key = *key_;
     if (value_) record.value = *value_;

@@ -38,7 +38,7 @@ std::optional<std::string> owned(std::optional<std::string_view> view) {
     return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
 }
 
-HeaderList headers_of(const router::OutboxRecord& record) {
+HeaderList headers_of(const kafka::Record& record) {
     HeaderList headers;
     for (const auto& h : record.headers) headers.emplace_back(std::string(h.name), owned(h.value));
     return headers;
@@ -80,7 +80,7 @@ void Deliveries::reset() {
     metrics_.in_flight_bytes.set(0);
 }
 
-void Deliveries::produce_offsets_record(const router::OutboxRecord& record) {
+void Deliveries::produce_offsets_record(const kafka::Record& record) {
     const auto refused = producer_->produce(record, kOffsetsRecordTag);
     throw_if_failed(refused);
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)

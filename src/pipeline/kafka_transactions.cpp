@@ -92,7 +92,7 @@ std::optional<KafkaTransactions::Clock::time_point> KafkaTransactions::deadline(
     return open_->started + std::chrono::milliseconds(config_.transaction_max_ms);
 }
 
-router::OutboxRecord KafkaTransactions::offsets_record() { return offsets_->record_for(open_end()); }
+kafka::Record KafkaTransactions::offsets_record() { return offsets_->record_for(open_end()); }
 
 void KafkaTransactions::commit(kafka::Producer& producer, const std::function<void()>& while_waiting) {
     for (;;) {

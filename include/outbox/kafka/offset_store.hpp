@@ -3,7 +3,7 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
-#include "outbox/router/outbox_router.hpp"
+#include "outbox/kafka/record.hpp"
 #include "outbox/util/lsn.hpp"
 
 namespace outbox::kafka {
@@ -35,7 +35,7 @@ public:
 
     // The record to write in a Kafka transaction whose last PostgreSQL commit ends at `end_lsn`.
     // Views into this object: valid until the next call.
-    router::OutboxRecord record_for(Lsn end_lsn);
+    Record record_for(Lsn end_lsn);
 
     const std::string& topic() const { return topic_; }
 

@@ -14,7 +14,7 @@
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/handles.hpp"
 #include "outbox/util/file_descriptor.hpp"
-#include "outbox/router/outbox_router.hpp"
+#include "outbox/kafka/record.hpp"
 
 namespace outbox::kafka {
 
@@ -29,10 +29,6 @@ struct DeliveryReport {
     const rd_kafka_message_t* message = nullptr;  // the record, for a dead-letter copy; valid in the callback only
 };
 
-
-inline std::size_t record_size(const router::OutboxRecord& record) {
-    return (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
-}
 
 // A Kafka transaction call that did not succeed, classified the way librdkafka does.
 class TransactionError : public std::runtime_error {
@@ -66,7 +62,7 @@ public:
     // Hands one record to librdkafka; its delivery report will carry `tag`. Waits (serving
     // reports) while librdkafka's queue is full. Returns librdkafka's error when the record is
     // refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
-    rd_kafka_resp_err_t produce(const router::OutboxRecord& record, std::uint64_t tag);
+    rd_kafka_resp_err_t produce(const Record& record, std::uint64_t tag);
 
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
     void serve(int timeout_ms);

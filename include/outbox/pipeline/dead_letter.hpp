@@ -5,7 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "outbox/router/outbox_router.hpp"
+#include "outbox/kafka/record.hpp"
+#include "outbox/util/lsn.hpp"
 
 namespace outbox::pipeline {
 
@@ -39,7 +40,7 @@ public:
     bool has_value() const { return value_.has_value(); }
 
     // Views into this object; valid while it lives and is not moved.
-    router::OutboxRecord record() const;
+    kafka::Record record() const;
 
 private:
     void index_headers();
@@ -48,7 +49,7 @@ private:
     std::optional<std::string> key_;
     std::optional<std::string> value_;
     HeaderList headers_;
-    std::vector<router::KafkaHeader> header_views_;
+    std::vector<kafka::Header> header_views_;
     std::int64_t timestamp_ms_ = 0;
 };
 

@@ -49,7 +49,7 @@ public:
                 const router::TransactionContext& context, const std::string& original_topic, const std::string& stage,
                 HeaderList headers, rd_kafka_resp_err_t kafka_error = RD_KAFKA_RESP_ERR_NO_ERROR);
     // Exactly-once: the position record, last in each Kafka transaction.
-    void produce_offsets_record(const router::OutboxRecord& record);
+    void produce_offsets_record(const kafka::Record& record);
     // Dead letters queued by delivery reports.
     void send_dead_letters();
 

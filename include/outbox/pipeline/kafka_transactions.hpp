@@ -51,7 +51,7 @@ public:
     // Where the position record of the open transaction says it ends (0 before any PostgreSQL commit).
     Lsn open_end() const { return open_ ? open_->last_end_lsn : 0; }
     // The record that stores the open transaction's end in the offsets topic; produce it last.
-    router::OutboxRecord offsets_record();
+    kafka::Record offsets_record();
     // Commits, calling `while_waiting` between attempts while Kafka is slow; then, once the caller
     // has found the producer healthy, mark_committed() adopts the transaction's end.
     void commit(kafka::Producer& producer, const std::function<void()>& while_waiting);

@@ -8,26 +8,19 @@
 #include <string_view>
 
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/record.hpp"
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::router {
 
-struct KafkaHeader {
-    std::string_view name;
-    std::optional<std::string_view> value;  // nullopt: a header with a null value
-};
+using KafkaHeader = kafka::Header;
 
 // The Kafka record an outbox row (or logical decoding message) becomes. Views point into the
 // decoded message or into the router's scratch storage: valid until the next route call.
-struct OutboxRecord {
-    std::string_view topic;
-    std::int32_t partition = -1;            // -1: the producer's partitioner decides
-    std::optional<std::string_view> key;    // nullopt: no key
-    std::optional<std::string_view> value;  // nullopt: null value (a tombstone)
-    std::span<const KafkaHeader> headers;   // "id" first, then header placements in config order
-    std::int64_t timestamp_ms = 0;
-    std::string_view partition_column;      // the column (or message field) a placed partition came from
+// Headers: "id" first, then header placements in config order.
+struct OutboxRecord : kafka::Record {
+    std::string_view partition_column;  // the column (or message field) a placed partition came from
 };
 
 // The transaction a row belongs to, for timestamps and for error messages.
