@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(broker_killed_and_restarted_on_its_data_loses_nothing) {
     const std::string topic = "brokercrash.events";
     create_topic(kafka_servers(), topic, 3, 1);
     RouterProcess router(work_dir(), router_config(db, "", "", topic_config(topic)));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     constexpr int kTransactions = 400, kRows = 25;
     std::thread writer([&] { write_transactions(db, 0, kTransactions, kRows, 25ms); });
 
@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(an_event_for_a_missing_topic_is_a_clear_error_and_nothing_i
     const auto db = create_outbox_database("notopic");
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db, "", "", topic_config("notopic.events")));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     const auto before = confirmed_flush_lsn(db, db);
     sql.exec(outbox_rows_sql(0, 3, 3));
     const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(sasl_credentials_from_the_environment_deliver) {
     create_topic(kafka_servers(), topic, 1, 1);
     ::setenv("OUTBOX_TEST_KAFKA_PASSWORD", kSaslPassword, 1);
     RouterProcess router(work_dir(), sasl_config(db, topic, "OUTBOX_TEST_KAFKA_PASSWORD"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 10, 3));
     const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 10), 10);
     BOOST_TEST(tally.missing == 0u);

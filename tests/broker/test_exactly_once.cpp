@@ -25,7 +25,7 @@ std::string eos_config(const std::string& db, const std::string& topic, const st
 
 void create_slot_first(const std::string& config) {
     RouterProcess creator(work_dir(), config);
-    BOOST_REQUIRE(wait_until([&] { return contains(creator.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(creator.wait_streaming());
     BOOST_REQUIRE(creator.stop(SIGTERM) == 0);
 }
 
@@ -79,7 +79,7 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_gives_each_event_exactly_once) {
     std::uniform_int_distribution<int> pause_ms(100, 1500);
     for (int kill = 0; kill < kKills; ++kill) {
         RouterProcess router(work_dir(), config);
-        BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+        BOOST_REQUIRE(router.wait_streaming());
         std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));
         router.kill_hard();
     }
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_killed_routers_open_transaction_is_aborted_by_its_success
     {
         // This instance keeps its Kafka transaction open: no limit is reached.
         RouterProcess holder(work_dir(), eos_config(db, topic, "transaction.max.ms: 600000\n"));
-        BOOST_REQUIRE(wait_until([&] { return contains(holder.output(), "streaming from slot"); }, 60s));
+        BOOST_REQUIRE(holder.wait_streaming());
         write_transactions(db, 0, kTransactions, kRows);
         BOOST_REQUIRE(everything_appended(topic, kTransactions * kRows).size() == kTransactions * kRows);
         BOOST_TEST(committed(topic, 0).empty());
@@ -132,13 +132,13 @@ BOOST_AUTO_TEST_CASE(a_paused_instance_is_fenced_by_its_successor) {
     constexpr int kRows = 100;
     // The first instance keeps its Kafka transaction open until it is paused.
     RouterProcess first(work_dir(), with_short_timeout(eos_config(db, topic, "transaction.max.ms: 600000\n")));
-    BOOST_REQUIRE(wait_until([&] { return contains(first.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(first.wait_streaming());
     write_transactions(db, 0, 20, kRows);
     BOOST_REQUIRE(everything_appended(topic, 20 * kRows).size() == 20u * kRows);
     BOOST_REQUIRE(::kill(first.pid(), SIGSTOP) == 0);
 
     RouterProcess successor(work_dir(), with_short_timeout(eos_config(db, topic, "transaction.max.ms: 100\n")));
-    BOOST_REQUIRE(wait_until([&] { return contains(successor.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(successor.wait_streaming());
     write_transactions(db, 20, 10, kRows);
     wait_until_confirmed_past_the_writes(db);
     const auto appended_before_resume = everything_appended(topic, 0).size();
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(a_dead_lettered_non_transactional_message_does_not_hold_the
                                                                "errors.deadletterqueue.topic.name: eosnontx.dead\n",
                                                    "outbox:\n  route.topic.replacement: " + topic +
                                                        "\n  message.prefix.include.list: outbox\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     Sql sql(postgres().conninfo(db));
     const auto message_lsn = lsn_value(sql.scalar(
         "SELECT pg_logical_emit_message(false, 'outbox', "

@@ -29,19 +29,6 @@ std::string dead_letters_to(const std::string& topic) {
     return "errors.tolerance: all\nerrors.deadletterqueue.topic.name: " + topic + "\n";
 }
 
-void wait_streaming(RouterProcess& router, int times = 1) {
-    BOOST_REQUIRE(wait_until(
-        [&] {
-            const auto output = router.output();
-            int seen = 0;
-            for (auto at = output.find("streaming from slot"); at != std::string::npos;
-                 at = output.find("streaming from slot", at + 1))
-                ++seen;
-            return seen >= times;
-        },
-        60s));
-}
-
 void wait_confirmed_past_the_writes(const std::string& db) {
     const auto written = lsn_value(Sql(postgres().conninfo(db)).scalar("SELECT pg_current_wal_lsn()"));
     BOOST_REQUIRE_MESSAGE(wait_until([&] { return confirmed_flush_lsn(db, db) >= written; }, 120s),
@@ -71,7 +58,7 @@ BOOST_AUTO_TEST_CASE(json_nested_100000_deep_is_published_as_text_or_dead_letter
     RouterProcess router(work_dir(), router_config(db, "", dead_letters_to("deepjson.dlq"),
                                                    outbox_section("deepjson.events", "  table.expand.json.payload: true\n"
                                                                                      "  message.prefix.include.list: outbox\n")));
-    wait_streaming(router);
+    BOOST_REQUIRE(router.wait_streaming());
     const std::string deep = "{\"a\":" + nested(100000) + "}";
     sql.exec(outbox_rows_sql(0, 1, 1));
     sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES "
@@ -102,7 +89,7 @@ BOOST_AUTO_TEST_CASE(a_reconnect_does_not_send_again_what_the_producer_already_h
     create_topic(kafka_servers(), topic, 3, 1);
     Sql sql(postgres().conninfo(db));
     MeteredRouter router(router_config(db, "", "", outbox_section(topic)));
-    wait_streaming(router.process);
+    BOOST_REQUIRE(router.process.wait_streaming());
     sql.exec(outbox_rows_sql(0, 5, 7));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 5).size() == 5u);
 
@@ -110,7 +97,7 @@ BOOST_AUTO_TEST_CASE(a_reconnect_does_not_send_again_what_the_producer_already_h
     for (int t = 0; t < 10; ++t) sql.exec("BEGIN; " + outbox_rows_sql(5 + t * 5, 5, 7) + "; COMMIT;");
     BOOST_REQUIRE(wait_until([&] { return router.value("outbox_router_in_flight_messages") == 50; }, 30s));
     sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db + "'");
-    wait_streaming(router.process, 2);
+    BOOST_REQUIRE(router.process.wait_streaming(2));
     std::this_thread::sleep_for(2s);  // the server replays the unconfirmed transactions meanwhile
     real_kafka().node(1).resume();
 
@@ -130,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_record_too_large_for_its_topic_is_dead_lettered_without_i
     create_topic(kafka_servers(), "oversize.dlq", 1, 1, {{"max.message.bytes", "20000"}});
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db, "", dead_letters_to("oversize.dlq"), outbox_section("oversize.events")));
-    wait_streaming(router);
+    BOOST_REQUIRE(router.wait_streaming());
     // One at a time: a broker refuses a whole produce batch, so batch-mates would be refused too.
     const std::string pad(30000, 'x');
     sql.exec(outbox_rows_sql(0, 1, 1));
@@ -173,7 +160,7 @@ BOOST_AUTO_TEST_CASE(a_partition_placement_past_the_topics_partitions_is_an_inva
     create_topic(kafka_servers(), "partall.events", 2, 1);
     RouterProcess router(work_dir(), router_config(tolerant, "", dead_letters_to("partall.dlq"),
                                                    outbox_section("partall.events", placement)));
-    wait_streaming(router);
+    BOOST_REQUIRE(router.wait_streaming());
     rows_with_shards(tolerant);
     const auto letters = read_topic(kafka_servers(), "partall.dlq", 1);
     BOOST_REQUIRE(letters.size() == 1u);
@@ -191,7 +178,7 @@ BOOST_AUTO_TEST_CASE(a_partition_placement_past_the_topics_partitions_is_an_inva
     const auto strict = create_outbox_database("partnone");
     create_topic(kafka_servers(), "partnone.events", 2, 1);
     RouterProcess stopping(work_dir(), router_config(strict, "", "", outbox_section("partnone.events", placement)));
-    wait_streaming(stopping);
+    BOOST_REQUIRE(stopping.wait_streaming());
     rows_with_shards(strict);
     BOOST_TEST(stopping.wait(60s) == 1);
     BOOST_TEST(contains(last_line(stopping.output()), "column \"shard\""));
@@ -213,7 +200,7 @@ BOOST_AUTO_TEST_CASE(a_timestamp_the_topic_refuses_follows_errors_tolerance_inst
     const auto strict = create_outbox_database("tsnone");
     create_topic(kafka_servers(), "tsnone.events", 1, 1, recent_only);
     RouterProcess stopping(work_dir(), router_config(strict, "", "", outbox_section("tsnone.events", timestamp_column)));
-    wait_streaming(stopping);
+    BOOST_REQUIRE(stopping.wait_streaming());
     old_row(strict, 0);
     BOOST_TEST(stopping.wait(60s) == 1);
     BOOST_TEST_MESSAGE("old timestamp, errors.tolerance none: " << last_line(stopping.output()));
@@ -224,7 +211,7 @@ BOOST_AUTO_TEST_CASE(a_timestamp_the_topic_refuses_follows_errors_tolerance_inst
     create_topic(kafka_servers(), "tsall.events", 1, 1, recent_only);
     RouterProcess router(work_dir(), router_config(tolerant, "", dead_letters_to("tsall.dlq"),
                                                    outbox_section("tsall.events", timestamp_column)));
-    wait_streaming(router);
+    BOOST_REQUIRE(router.wait_streaming());
     old_row(tolerant, 0);
     const auto letters = read_topic(kafka_servers(), "tsall.dlq", 1);
     BOOST_REQUIRE_MESSAGE(letters.size() == 1u, router.output());
@@ -260,7 +247,7 @@ BOOST_AUTO_TEST_CASE(transactions_behind_a_stuck_event_are_bounded_by_the_in_fli
     sql.exec("CREATE PROCEDURE many_transactions(n int) LANGUAGE plpgsql AS $$ BEGIN "
              "FOR i IN 1..n LOOP INSERT INTO orders VALUES (i, 'c', 1); COMMIT; END LOOP; END $$");
     MeteredRouter router(router_config(db, "", "max.inflight.messages: 1000\n", outbox_section(topic)));
-    wait_streaming(router.process);
+    BOOST_REQUIRE(router.process.wait_streaming());
     sql.exec(outbox_rows_sql(0, 1, 1));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
     const long rss_before = peak_rss_kib(router.process.pid());
@@ -309,7 +296,7 @@ BOOST_AUTO_TEST_CASE(a_connection_that_goes_silent_is_replaced_within_the_receiv
     BOOST_REQUIRE(contains(config, direct_port));
     config.replace(config.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
     MeteredRouter router(config);
-    wait_streaming(router.process);
+    BOOST_REQUIRE(router.process.wait_streaming());
     Sql sql(postgres().conninfo(db));
     sql.exec(outbox_rows_sql(0, 5, 3));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 5).size() == 5u);
@@ -340,7 +327,7 @@ BOOST_AUTO_TEST_CASE(exactly_once_set_up_longer_than_wal_sender_timeout_keeps_it
                                                    outbox_section(topic)));
     std::this_thread::sleep_for(8s);
     real_kafka().node(1).resume();
-    wait_streaming(router);
+    BOOST_REQUIRE(router.wait_streaming());
     Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 5, 3));
     const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 5), 5);
     postgres().set("wal_sender_timeout", "60s");
@@ -378,8 +365,8 @@ BOOST_AUTO_TEST_CASE(a_position_past_the_servers_wal_is_refused_in_both_delivery
     const std::string eos = "delivery.guarantee: exactly-once\noffsets.topic: " + exactly_once + ".offsets\n";
     RouterProcess router(work_dir(), config_for(at_least_once, ""));
     auto eos_router = std::make_unique<RouterProcess>(work_dir(), config_for(exactly_once, eos));
-    wait_streaming(router);
-    wait_streaming(*eos_router);
+    BOOST_REQUIRE(router.wait_streaming());
+    BOOST_REQUIRE(eos_router->wait_streaming());
 
     server.stop();
     const std::string snapshot = server.data_dir() + ".snapshot";

@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(kill_9_at_random_moments_loses_nothing_and_duplicates_only_
     {
         // The slot only sees WAL written after it exists.
         RouterProcess creator(work_dir(), config);
-        BOOST_REQUIRE(wait_until([&] { return creator.output().find("streaming from slot") != std::string::npos; }, 30s));
+        BOOST_REQUIRE(creator.wait_streaming());
         BOOST_REQUIRE(creator.stop(SIGTERM) == 0);
     }
 

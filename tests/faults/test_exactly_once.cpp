@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(broker_errors_and_outages_give_each_event_exactly_once) {
     constexpr int kTransactions = 60, kRows = 100;
     CommitOracle oracle(db, kRows);
     RouterProcess router(work_dir(), eos_config(db, topic));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     Sql sql(postgres().conninfo(db));
     auto* mock = kafka_cluster().mock();
     for (int t = 0; t < kTransactions; ++t) {
@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(fatal_producer_error_rewinds_to_the_last_committed_transact
     constexpr int kTransactions = 40, kRows = 100;
     CommitOracle oracle(db, kRows);
     RouterProcess router(work_dir(), eos_config(db, topic));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 60s));
+    BOOST_REQUIRE(router.wait_streaming());
     Sql sql(postgres().conninfo(db));
     for (int t = 0; t < kTransactions; ++t) {
         sql.exec("BEGIN; " + outbox_rows_sql(t * kRows, kRows, 11) + "; COMMIT;");

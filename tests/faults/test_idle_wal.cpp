@@ -17,7 +17,7 @@ BOOST_AUTO_TEST_CASE(idle_outbox_on_a_busy_server_retains_bounded_wal) {
     const auto db = create_outbox_database("idle");
     const auto other_db = create_outbox_database("busy");
     RouterProcess router(work_dir(), router_config(db));
-    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
 
     std::atomic<bool> stop{false};
     auto writer = [&](const std::string& database) {
@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(heartbeat_action_query_runs_and_its_transactions_are_confir
     RouterProcess router(work_dir(), router_config(db, "  heartbeat.interval.ms: 200\n"
                                                        "  heartbeat.action.query: \"INSERT INTO heartbeat DEFAULT VALUES; "
                                                        "SELECT pg_logical_emit_message(true, 'outbox-router-heartbeat', '')\"\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     BOOST_TEST(wait_until([&] { return std::stoi(sql.scalar("SELECT count(*) FROM heartbeat")) >= 5; }, 30s));
     const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_TEST(wait_until([&] { return confirmed_flush_lsn(db, db) >= written; }, 30s));

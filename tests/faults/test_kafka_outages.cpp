@@ -37,7 +37,7 @@ BOOST_AUTO_TEST_CASE(all_brokers_down_for_30_seconds_mid_stream) {
     const std::string topic = "outage.events";
     RouterProcess router(work_dir(), router_config(db, "", "max.inflight.messages: 2000\n",
                                                    "outbox:\n  route.topic.replacement: outage.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     for (int t = 0; t < 10; ++t) sql.exec(outbox_rows_sql(t * 100, 100, 13));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1000).size() == 1000u);
     const std::string pid_before = walsender_pid(sql, db);
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(in_flight_limit_stops_reading_wal_but_keeps_the_connection)
     const std::string topic = "backpressure.events";
     RouterProcess router(work_dir(), router_config(db, "", "max.inflight.messages: 100\n",
                                                    "outbox:\n  route.topic.replacement: backpressure.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     const std::string pid_before = walsender_pid(sql, db);
 
     all_brokers(false);
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(fatal_producer_error_replaces_the_producer_and_replays) {
     Sql sql(postgres().conninfo(db));
     const std::string topic = "fatal.events";
     RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: fatal.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     sql.exec(outbox_rows_sql(0, 100, 5));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 100).size() == 100u);
 

@@ -16,7 +16,7 @@ BOOST_AUTO_TEST_CASE(one_transaction_of_a_million_rows_with_bounded_memory) {
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db, "", "max.inflight.messages: 20000\nmax.inflight.bytes: 8388608\n",
                                                    "outbox:\n  route.topic.replacement: huge.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
 
     sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) SELECT md5(i::text)::uuid, 'Order', "
              "'key-' || (i % 1000), 'Created', jsonb_build_object('seq', i, 'note', repeat('n', 60)) "
@@ -41,7 +41,7 @@ BOOST_AUTO_TEST_CASE(sigterm_under_load_confirms_what_was_delivered_and_restart_
     constexpr int kTransactions = 400, kRows = 50;
     std::vector<std::uint64_t> before_commit(kTransactions);
     auto router = std::make_unique<RouterProcess>(work_dir(), config);
-    BOOST_REQUIRE(wait_until([&] { return router->output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router->wait_streaming());
 
     std::thread writer([&] {
         Sql w(postgres().conninfo(db));

@@ -17,7 +17,7 @@ struct PoisonSetup {
         Sql(postgres().conninfo(db)).exec("ALTER TABLE outbox ALTER COLUMN aggregatetype DROP NOT NULL");
         router = std::make_unique<RouterProcess>(
             work_dir(), router_config(db, "", top_extra, "outbox:\n  route.topic.replacement: \"" + name + ".${routedByValue}\"\n"));
-        BOOST_REQUIRE(wait_until([&] { return contains(router->output(), "streaming from slot"); }, 30s));
+        BOOST_REQUIRE(router->wait_streaming());
     }
     void insert(const std::string& values) {
         Sql(postgres().conninfo(db)).exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES " + values);

@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(a_backlog_waits_for_linger_ms_and_live_rows_after_it_do_not
     {
         // The slot must exist before the first write: it only sees WAL written after it.
         RouterProcess creator(work_dir(), config);
-        BOOST_REQUIRE(wait_until([&] { return creator.output().find("streaming from slot") != std::string::npos; }, 30s));
+        BOOST_REQUIRE(creator.wait_streaming());
         BOOST_TEST(creator.stop(SIGTERM) == 0);
     }
     Sql sql(postgres().conninfo(db));

@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(column_dropped_while_streaming_stops_the_router_without_con
     const auto db = create_outbox_database("dropcol");
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     sql.exec("ALTER TABLE outbox DROP COLUMN aggregateid");
     sql.exec("INSERT INTO outbox (id, aggregatetype, type, payload) VALUES (gen_random_uuid(), 'Order', 'x', '{}')");
     // Past the commit record: confirming this would let PostgreSQL skip the transaction. (The
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(unroutable_row_stops_the_router_naming_table_column_and_lsn
     Sql sql(postgres().conninfo(db));
     sql.exec("ALTER TABLE outbox ALTER COLUMN aggregatetype DROP NOT NULL");
     RouterProcess router(work_dir(), router_config(db));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES (gen_random_uuid(), NULL, 'k', 'x', '{}')");
     const auto after_commit = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
     BOOST_TEST(router.wait(60s) == 1);
@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(partitioned_outbox_table_is_published_via_its_root_and_rout
              "CREATE TABLE outbox_old PARTITION OF outbox FOR VALUES FROM (MINVALUE) TO ('2000-01-01'); "
              "CREATE TABLE outbox_new PARTITION OF outbox FOR VALUES FROM ('2000-01-01') TO (MAXVALUE)");
     RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: parted.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     BOOST_TEST(contains(router.output(), "WITH (publish_via_partition_root = true)"));
     sql.exec(outbox_rows_sql(0, 3, 3, "Order") + "; " +
              "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at) VALUES "
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(outbox_table_renamed_while_streaming_stops_the_router_witho
     const auto db = create_outbox_database("renamed");
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     sql.exec(outbox_rows_sql(0, 1, 1, "Order"));
     sql.exec("ALTER TABLE outbox RENAME TO events");
     sql.exec("INSERT INTO events (id, aggregatetype, aggregateid, type, payload) VALUES (gen_random_uuid(), 'Order', 'k', 'x', '{}')");
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(after_a_column_rename_stops_the_router_the_changed_setting_
     Sql sql(postgres().conninfo(db));
     const std::string outbox = "outbox:\n  route.topic.replacement: renamecol.events\n";
     RouterProcess router(work_dir(), router_config(db, "", "", outbox));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     auto* mock = kafka_cluster().mock();
     for (int broker = 1; broker <= 3; ++broker) rd_kafka_mock_broker_set_rtt(mock, broker, 1000);
     sql.exec(outbox_rows_sql(0, 50, 5, "Order"));

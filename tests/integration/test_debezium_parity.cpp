@@ -17,8 +17,7 @@ using namespace std::chrono_literals;
 namespace {
 
 void wait_for_streaming(RouterProcess& router) {
-    BOOST_REQUIRE_MESSAGE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s),
-                          router.output());
+    BOOST_REQUIRE_MESSAGE(router.wait_streaming(), router.output());
 }
 
 std::vector<ConsumedRecord> records(const std::string& topic, std::size_t count) {

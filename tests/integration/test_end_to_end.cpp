@@ -32,7 +32,7 @@ BOOST_AUTO_TEST_CASE(outbox_rows_of_every_shape_become_debezium_records) {
     const auto db = create_outbox_database("e2e");
     Sql sql(postgres().conninfo(db));
     RouterProcess router(work_dir(), router_config(db));
-    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
 
     int next = 0;
     // Many transactions with multi-row INSERTs (ids 0..1999).
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(slot_is_not_confirmed_past_an_undelivered_event_and_catches
     Sql sql(postgres().conninfo(db));
     const std::string topic = "gate.events";
     RouterProcess router(work_dir(), router_config(db, "", "", "outbox:\n  route.topic.replacement: gate.events\n"));
-    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
 
     sql.exec(outbox_rows_sql(0, 1, 1));
     BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
@@ -144,7 +144,7 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
     {
         // The slot must exist before the first write: it only sees WAL written after it.
         RouterProcess creator(work_dir(), config);
-        BOOST_REQUIRE(wait_until([&] { return creator.output().find("streaming from slot") != std::string::npos; }, 30s));
+        BOOST_REQUIRE(creator.wait_streaming());
         BOOST_TEST(creator.stop(SIGTERM) == 0);
     }
     std::thread writer([&] {
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     RouterProcess router(work_dir(), router_config(db, "", "",
                                                    "outbox:\n  route.topic.replacement: utc.events\n"
                                                    "  table.fields.additional.placement: created_at:header:createdAt\n"));
-    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "streaming from slot"); }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at) VALUES "
              "(gen_random_uuid(), 'Order', 'k', 'Created', '{\"seq\": 1}', '2026-11-23 10:31:09.5+09')");
     const auto records = read_topic(kafka_servers(), "utc.events", 1);
@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(a_router_streaming_over_tls_delivers_and_confirms_everythin
     const auto conninfo = postgres().conninfo(db);
     config.replace(config.find(conninfo), conninfo.size(), conninfo + " sslmode=require");
     RouterProcess router(work_dir(), config);
-    BOOST_REQUIRE(wait_until([&] { return router.output().find("streaming from slot") != std::string::npos; }, 30s));
+    BOOST_REQUIRE(router.wait_streaming());
     BOOST_TEST(sql.scalar("SELECT ssl FROM pg_stat_ssl JOIN pg_replication_slots ON pid = active_pid "
                           "WHERE slot_name = '" + db + "'") == "t");
 

@@ -357,8 +357,7 @@ struct SideBySide {
              {"header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter"}},
             {connector(Converter::string, db), connector(Converter::json, db)}});
         router = std::make_unique<RouterProcess>(work_dir(), router_config(db, router_tables(), "", router_outbox()));
-        BOOST_REQUIRE_MESSAGE(wait_until([&] { return contains(router->output(), "streaming from slot"); }, 60s),
-                              router->output());
+        BOOST_REQUIRE_MESSAGE(router->wait_streaming(), router->output());
         debezium->wait_until_ready(
             [&] {
                 return sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN "

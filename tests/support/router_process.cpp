@@ -83,6 +83,19 @@ void RouterProcess::kill_hard() {
 
 std::string RouterProcess::output() const { return read_file(log_path_); }
 
+int RouterProcess::times_streamed() const {
+    constexpr std::string_view kStreaming = "streaming from slot";
+    const std::string text = output();
+    int seen = 0;
+    for (auto at = text.find(kStreaming); at != std::string::npos; at = text.find(kStreaming, at + 1)) ++seen;
+    return seen;
+}
+
+bool RouterProcess::wait_streaming(int times, std::chrono::milliseconds timeout) {
+    wait_until([&] { return times_streamed() >= times || !running(); }, timeout);
+    return times_streamed() >= times;
+}
+
 int run_router(const std::string& arguments, std::string& output) {
     const std::string command = std::string(OUTBOX_ROUTER_BINARY) + " " + arguments + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");

@@ -25,6 +25,10 @@ public:
     void kill_hard();
     bool running();
     std::string output() const;
+    // Waits until the router streams from its slot for the `times`-th time (it says so once per
+    // connection); false if it exits or `timeout` passes first.
+    bool wait_streaming(int times = 1, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    int times_streamed() const;
     std::string config_path() const { return config_path_; }
     int pid() const { return pid_; }
 
