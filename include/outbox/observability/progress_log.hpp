@@ -6,7 +6,7 @@
 #include <string>
 
 #include "outbox/observability/metrics.hpp"
-#include "outbox/observability/ticker.hpp"
+#include "outbox/util/ticker.hpp"
 
 namespace outbox::observability {
 

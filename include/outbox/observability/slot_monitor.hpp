@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "outbox/observability/metrics.hpp"
-#include "outbox/observability/ticker.hpp"
+#include "outbox/util/ticker.hpp"
 #include "outbox/replication/pg_connection.hpp"
 
 namespace outbox::observability {

@@ -1,21 +1,21 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 
+#include "outbox/replication/pg_connection.hpp"
 #include "outbox/util/file_descriptor.hpp"
+#include "outbox/util/ticker.hpp"
 
 namespace outbox::replication {
 
 // Debezium's heartbeat.action.query: runs a statement on the source database at a fixed
-// interval, on a connection of its own and in a thread of its own so a slow or unreachable
-// database never stalls the stream. The default statement writes a transactional logical
-// decoding message, which the slot decodes as an (empty) transaction that the router confirms:
-// the slot advances even when the only WAL on the server comes from other databases. Its waits
-// on the database end when it is destroyed, so a hung server never holds up a shutdown.
+// interval, on a connection of its own and in a thread of its own (a Ticker) so a slow or
+// unreachable database never stalls the stream. The default statement writes a transactional
+// logical decoding message, which the slot decodes as an (empty) transaction that the router
+// confirms: the slot advances even when the only WAL on the server comes from other databases.
+// Its waits on the database end when it is destroyed, so a hung server never holds up a shutdown.
 class Heartbeat {
 public:
     Heartbeat(std::string conninfo, std::string query, std::chrono::milliseconds interval);
@@ -24,17 +24,14 @@ public:
     Heartbeat& operator=(const Heartbeat&) = delete;
 
 private:
-    void run();
+    void beat();
     bool wait_for(int socket, bool for_write) const;
 
-    std::string conninfo_;
-    std::string query_;
-    std::chrono::milliseconds interval_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    FileDescriptor stop_fd_;  // an eventfd, written once on destruction
-    std::thread thread_;
+    const std::string conninfo_;
+    const std::string query_;
+    FileDescriptor stop_fd_;                   // an eventfd, written once on destruction
+    std::unique_ptr<PgConnection> connection_;  // the ticker's thread's alone
+    Ticker ticker_;                            // last: its thread uses everything above
 };
 
 }  // namespace outbox::replication
