@@ -3,9 +3,9 @@
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "outbox/kafka/client_conf.hpp"
+#include "outbox/kafka/topic_reader.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -91,38 +91,29 @@ Lsn OffsetStore::read_committed_position() const {
                                         {"isolation.level", "read_committed"}}));
     const int partitions = partition_count(consumer.get(), topic_);
     if (partitions == 0) return 0;
-    const PartitionListPtr assignment(rd_kafka_topic_partition_list_new(partitions));
-    for (int p = 0; p < partitions; ++p)
-        rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    rd_kafka_assign(consumer.get(), assignment.get());
-
     Lsn position = 0;
-    std::set<int> at_end;
     const auto deadline = Clock::now() + std::chrono::milliseconds(kTimeoutMs);
-    while (static_cast<int>(at_end.size()) < partitions) {
-        if (Clock::now() > deadline) throw TransientError("kafka: timed out reading the offsets topic " + topic_);
-        rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer.get(), 200);
-        if (!message) continue;
-        const MessagePtr owned(message);
-        if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-            at_end.insert(message->partition);
-            continue;
-        }
-        if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR)
-            throw TransientError("kafka: reading the offsets topic: " + std::string(rd_kafka_message_errstr(message)));
-        if (!message->key || std::string_view(static_cast<const char*>(message->key), message->key_len) != key_ ||
-            !message->payload)
-            continue;
-        const auto value = nlohmann::json::parse(static_cast<const char*>(message->payload),
-                                                 static_cast<const char*>(message->payload) + message->len, nullptr, false);
-        const auto lsn = value.is_object() && value.contains("end_lsn") && value["end_lsn"].is_string()
-                             ? parse_lsn(value["end_lsn"].get<std::string>())
-                             : std::nullopt;
-        if (!lsn)
-            throw DefiniteError("kafka: offsets topic " + topic_ + " holds a record for " + key_ +
-                                " that is not an outbox-router position");
-        position = std::max(position, *lsn);
-    }
+    const bool complete = read_topic_to_end(
+        consumer.get(), topic_, partitions, deadline,
+        [&](const rd_kafka_message_t& message) {
+            if (!message.key || std::string_view(static_cast<const char*>(message.key), message.key_len) != key_ ||
+                !message.payload)
+                return;
+            const auto value = nlohmann::json::parse(static_cast<const char*>(message.payload),
+                                                     static_cast<const char*>(message.payload) + message.len, nullptr, false);
+            const auto lsn = value.is_object() && value.contains("end_lsn") && value["end_lsn"].is_string()
+                                 ? parse_lsn(value["end_lsn"].get<std::string>())
+                                 : std::nullopt;
+            if (!lsn)
+                throw DefiniteError("kafka: offsets topic " + topic_ + " holds a record for " + key_ +
+                                    " that is not an outbox-router position");
+            position = std::max(position, *lsn);
+        },
+        {},
+        [&](const rd_kafka_message_t& message) {
+            throw TransientError("kafka: reading the offsets topic: " + std::string(rd_kafka_message_errstr(&message)));
+        });
+    if (!complete) throw TransientError("kafka: timed out reading the offsets topic " + topic_);
     rd_kafka_consumer_close(consumer.get());
     return position;
 }

@@ -3,11 +3,11 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "outbox/kafka/handles.hpp"
+#include "outbox/kafka/topic_reader.hpp"
 
 namespace outbox::test {
 namespace {
@@ -105,32 +105,22 @@ std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, con
     const int partitions = partition_count(consumer.get(), topic, deadline);
     if (partitions == 0) return {};
 
-    rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(partitions);
-    for (int p = 0; p < partitions; ++p)
-        rd_kafka_topic_partition_list_add(assignment, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    rd_kafka_assign(consumer.get(), assignment);
-    rd_kafka_topic_partition_list_destroy(assignment);
-
     std::vector<std::vector<ConsumedRecord>> by_partition(partitions);
     std::size_t total = 0;
-    std::set<int> at_end;
-    while (Clock::now() < deadline) {
-        rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer.get(), 200);
-        if (!message) continue;
-        if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-            at_end.insert(message->partition);
-        } else if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-            at_end.erase(message->partition);
+    // Consume errors (a broker failing over) are passed over: the read goes on until the deadline.
+    kafka::read_topic_to_end(
+        consumer.get(), topic, partitions, deadline,
+        [&](const rd_kafka_message_t& message) {
             ConsumedRecord record;
             record.topic = topic;
-            record.partition = message->partition;
-            record.offset = message->offset;
-            if (message->key) record.key.emplace(static_cast<const char*>(message->key), message->key_len);
-            if (message->payload) record.value.emplace(static_cast<const char*>(message->payload), message->len);
+            record.partition = message.partition;
+            record.offset = message.offset;
+            if (message.key) record.key.emplace(static_cast<const char*>(message.key), message.key_len);
+            if (message.payload) record.value.emplace(static_cast<const char*>(message.payload), message.len);
             rd_kafka_timestamp_type_t type;
-            record.timestamp_ms = rd_kafka_message_timestamp(message, &type);
+            record.timestamp_ms = rd_kafka_message_timestamp(&message, &type);
             rd_kafka_headers_t* headers = nullptr;
-            if (rd_kafka_message_headers(message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
                 const char* name;
                 const void* value;
                 size_t size;
@@ -139,12 +129,10 @@ std::vector<ConsumedRecord> read_topic(const std::string& bootstrap_servers, con
                                                                   static_cast<const char*>(value), size))
                                                             : std::nullopt);
             }
-            by_partition[message->partition].push_back(std::move(record));
+            by_partition[message.partition].push_back(std::move(record));
             ++total;
-        }
-        rd_kafka_message_destroy(message);
-        if (total >= at_least && static_cast<int>(at_end.size()) == partitions) break;
-    }
+        },
+        [&] { return total >= at_least; });
     rd_kafka_consumer_close(consumer.get());
     std::vector<ConsumedRecord> records;
     for (auto& partition : by_partition)
