@@ -63,7 +63,10 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       sources_(metrics),
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
       kafka_txns_(config, bootstrap_servers),
-      deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr) {
+      deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr),
+      changes_(config, router_, tracker_, sources_, deliveries_, exactly_once_ ? &kafka_txns_ : nullptr, [this] {
+          if (kafka_transaction_due()) commit_kafka_transaction();
+      }) {
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
@@ -115,14 +118,8 @@ void Pipeline::run() {
             }
             throw;
         }
-        // The server re-sends every unconfirmed transaction, so a partial one starts over; the
-        // rows of it that the producer has are not sent twice.
-        if (open_txn_) {
-            if (!exactly_once_ && !open_txn_delivered_before_)
-                partly_handed_over_ = PartlyHandedOver{open_context_.commit_lsn, open_txn_rows_};
-            tracker_.abandon_open_transaction();
-        }
-        open_txn_.reset();
+        // The server re-sends every unconfirmed transaction, so a partial one starts over.
+        changes_.connection_lost();
         if (exactly_once_) rewind_kafka_transactions();
         stream_.reset();
         wait_before_reconnecting(jittered(backoff));
@@ -166,10 +163,7 @@ void Pipeline::recover_from_producer_failure(const std::string& reason) {
         }
     }
     metrics_.producer_errors.add();
-    // The transaction being received is replayed whole by the next connection.
-    open_txn_.reset();
-    handed_over_end_ = 0;
-    partly_handed_over_.reset();
+    changes_.producer_replaced();
     if (exactly_once_) {
         // The next connection makes a new transactional producer; the stream rewinds to the
         // last committed Kafka transaction.
@@ -210,14 +204,14 @@ void Pipeline::connect() {
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(source_);
-    check_resume_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), handed_over_end_}),
+    check_resume_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), changes_.handed_over_end()}),
                           "this router has handled events up to");
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
     if (source_.server_version < 140000 && !config_.outbox.message_prefixes.empty())
         log::warn("outbox.message.prefix.include.list is set, but PostgreSQL " + std::to_string(source_.server_version / 10000) +
                   " does not stream logical decoding messages (14 and later do): only table rows are routed");
-    relations_.clear();
+    changes_.connected();
     tracker_.reset_confirmed(source_.slot_confirmed_lsn);
     status_interval_ = std::chrono::milliseconds(config_.postgres.status_update_interval_ms);
     if (source_.wal_sender_timeout_ms > 0)
@@ -246,7 +240,7 @@ void Pipeline::connect() {
 // often even then; the commit age tells the two apart. Both times are the server's clock.
 bool Pipeline::caught_up() const {
     return config_.caught_up_lag_ms > 0 &&
-           newest_send_time_us_ - newest_commit_time_us_ <= 1000L * config_.caught_up_lag_ms;
+           newest_send_time_us_ - changes_.newest_commit_time_us() <= 1000L * config_.caught_up_lag_ms;
 }
 
 // Caught up, a record's latency is mostly librdkafka's linger.ms: waiting for company that is
@@ -324,7 +318,7 @@ void Pipeline::stream() {
         auto wake_at = next_status_update_;
         // Only a Kafka transaction that could commit now: one waiting for a PostgreSQL commit
         // would make an overdue deadline a busy loop.
-        if (const auto deadline = kafka_txns_.deadline(open_txn_.has_value())) wake_at = std::min(wake_at, *deadline);
+        if (const auto deadline = kafka_txns_.deadline(changes_.receiving_transaction())) wake_at = std::min(wake_at, *deadline);
         if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + CaughtUpFlush::kRecheck);
         if (reading && receive_timeout_.count() > 0)
             wake_at = std::min(wake_at, last_heard_ + (reply_requested_ ? receive_timeout_ : receive_timeout_ / 2));
@@ -374,7 +368,7 @@ void Pipeline::process_frame(std::span<const char> frame) {
         // Many frames carry 0 (only a transaction's last message has a position); name the
         // newest known one in errors instead.
         const Lsn position = data->data_start != 0 ? data->data_start : received_lsn_;
-        process_message(decoder_.decode(data->payload, position), position);
+        changes_.handle(decoder_.decode(data->payload, position), position);
         return;
     }
     const auto& keepalive = std::get<replication::PrimaryKeepalive>(parsed);
@@ -382,168 +376,6 @@ void Pipeline::process_frame(std::span<const char> frame) {
     metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
     tracker_.keepalive(keepalive.wal_end);
     if (keepalive.reply_requested) confirm_to_postgres();
-}
-
-void Pipeline::process_message(const pgoutput::Message& message, Lsn wal_position) {
-    if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
-        if (open_txn_) throw ProtocolError("pgoutput BEGIN at WAL " + format_lsn(wal_position) + " inside an open transaction");
-        on_begin(*begin);
-    } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
-        on_commit(*commit, wal_position);
-    } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
-        on_relation(*relation);
-    } else if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
-        on_insert(*insert);
-    } else if (const auto* update = std::get_if<pgoutput::Update>(&message)) {
-        on_update(*update);
-    } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
-        on_message(*logical);
-    }
-    // DELETE and TRUNCATE on an outbox table are housekeeping (insert-then-delete is the
-    // recommended pattern); ORIGIN and TYPE carry nothing the router needs.
-}
-
-void Pipeline::on_begin(const pgoutput::Begin& begin) {
-    newest_commit_time_us_ = begin.commit_time_us;
-    open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid};
-    open_txn_ = tracker_.begin_transaction({begin.final_lsn, begin.xid, open_context_.commit_time_ms});
-    // After a reconnect the server replays from the position it last persisted, which may be
-    // behind what this process already delivered or handed to the producer; sending that again
-    // would only make duplicates.
-    open_txn_delivered_before_ = begin.final_lsn < replay_skip_position();
-    open_txn_rows_ = 0;
-    rows_to_skip_ = 0;
-    if (partly_handed_over_ && partly_handed_over_->commit_lsn == begin.final_lsn) rows_to_skip_ = partly_handed_over_->rows;
-    partly_handed_over_.reset();
-}
-
-// Commits before this position need nothing sent: delivered, or (at-least-once) already with
-// the producer, which outlives the connection.
-Lsn Pipeline::replay_skip_position() const { return std::max(delivered_position(), handed_over_end_); }
-
-// For an outbox row of the open transaction: whether the producer already has it (the first
-// rows of a transaction a lost connection cut short). Counts the row as handed over either way.
-bool Pipeline::handed_over_before() {
-    ++open_txn_rows_;
-    if (rows_to_skip_ == 0) return false;
-    --rows_to_skip_;
-    return true;
-}
-
-void Pipeline::on_commit(const pgoutput::Commit& commit, Lsn wal_position) {
-    if (!open_txn_) throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(wal_position) + " without BEGIN");
-    if (commit.commit_lsn != open_context_.commit_lsn)
-        throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit.commit_lsn) + " does not match BEGIN's " +
-                            format_lsn(open_context_.commit_lsn));
-    tracker_.commit_transaction(*open_txn_, commit.end_lsn);
-    open_txn_.reset();
-    if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, commit.end_lsn);
-    if (exactly_once_ && kafka_txns_.open()) {
-        kafka_txns_.postgres_committed(commit.end_lsn);
-        if (kafka_transaction_due()) commit_kafka_transaction();
-    }
-}
-
-void Pipeline::on_relation(const pgoutput::Relation& relation) {
-    RelationEntry entry;
-    try {
-        entry.outbox = router_.bind(relation);
-    } catch (const DefiniteError& e) {
-        entry.bind_error = e.what();
-        relations_[relation.relid] = std::move(entry);
-        return;
-    }
-    if (entry.outbox) entry.source = sources_.id(OutboxSources::Kind::table, entry.outbox->name().qualified());
-    // The publication follows a table through ALTER TABLE ... RENAME or SET SCHEMA; under its new
-    // name it is no longer a configured outbox table, and skipping its rows would lose them.
-    if (const auto known = relations_.find(relation.relid);
-        !entry.outbox && known != relations_.end() && known->second.outbox)
-        throw DefiniteError("postgres: outbox table " + known->second.outbox->name().qualified() + " is now called " +
-                            std::string(relation.nspname) + "." + std::string(relation.relname) +
-                            ", which is not in postgres.table.include.list; its rows since then are not confirmed. "
-                            "Put the new name in table.include.list, then restart the router");
-    // The router made this publication for its outbox tables: another table in it is most likely
-    // an outbox table added to the publication before the configuration.
-    if (!entry.outbox && config_.postgres.publication_autocreate == config::PublicationAutocreate::filtered &&
-        !relations_.contains(relation.relid))
-        log::warn("postgres: publication \"" + config_.postgres.publication_name + "\" also publishes " +
-                  std::string(relation.nspname) + "." + std::string(relation.relname) +
-                  ", which is not in postgres.table.include.list: its rows are skipped");
-    relations_[relation.relid] = std::move(entry);
-}
-
-const Pipeline::RelationEntry& Pipeline::relation(std::uint32_t relid) const {
-    const auto found = relations_.find(relid);
-    if (found == relations_.end())
-        throw ProtocolError("pgoutput: change for relation " + std::to_string(relid) + " before its RELATION message");
-    return found->second;
-}
-
-void Pipeline::on_insert(const pgoutput::Insert& insert) {
-    const auto& entry = relation(insert.relid);
-    if (!entry.outbox && !entry.bind_error) return;
-    if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
-    if (open_txn_delivered_before_) return;
-    if (entry.bind_error) throw DefiniteError(*entry.bind_error);
-    if (handed_over_before()) return;
-    sources_[entry.source].received->add();
-    try {
-        deliveries_.publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source, *open_txn_,
-                            open_context_);
-    } catch (const router::InvalidRowError& e) {
-        deliveries_.reject(e, entry.source, *open_txn_, open_context_, "", "route",
-                           e.id ? HeaderList{{"id", e.id}} : HeaderList{});
-    }
-}
-
-void Pipeline::on_update(const pgoutput::Update& update) {
-    const auto& entry = relation(update.relid);
-    if (!entry.outbox) return;
-    router_.on_update(*entry.outbox, open_context_);  // throws under table.op.invalid.behavior: fatal
-    sources_[entry.source].skipped_update->add();
-}
-
-void Pipeline::on_message(const pgoutput::LogicalMessage& message) {
-    if (!router_.watches_prefix(message.prefix)) return;
-    // A non-transactional message is a transaction of its own, ending at the message.
-    if (open_txn_ ? open_txn_delivered_before_ : message.lsn < replay_skip_position()) return;
-    if (open_txn_ && handed_over_before()) return;
-    const auto source = sources_.id(OutboxSources::Kind::message_prefix, message.prefix);
-    sources_[source].received->add();
-    if (open_txn_) {
-        try {
-            deliveries_.publish(router_.route_message(message, open_context_), source, *open_txn_, open_context_);
-        } catch (const router::InvalidRowError& e) {
-            deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
-        }
-        return;
-    }
-    // A non-transactional message is outside any transaction; the router refuses it. To
-    // dead-letter it, track it as a transaction of its own ending at the message: everything
-    // the server sent before it is ahead of it in the tracker.
-    try {
-        router_.route_message(message, {message.lsn, 0, 0});
-        throw ProtocolError("pgoutput: the router accepted a non-transactional message");
-    } catch (const router::InvalidRowError& e) {
-        open_context_ = {message.lsn, 0, 0};
-        open_txn_ = tracker_.begin_transaction({message.lsn, 0, 0});
-        try {
-            deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
-        } catch (...) {
-            tracker_.abandon_open_transaction();
-            open_txn_.reset();
-            throw;
-        }
-        tracker_.commit_transaction(*open_txn_, message.lsn);
-        open_txn_.reset();
-        // Past the message's own position, which a replayed message has too.
-        if (!exactly_once_) handed_over_end_ = std::max(handed_over_end_, message.lsn + 1);
-        // A dead letter opened a Kafka transaction, which only ends at a commit.
-        if (exactly_once_ && kafka_txns_.open()) {
-            kafka_txns_.postgres_committed(message.lsn);
-            if (kafka_transaction_due()) commit_kafka_transaction();
-        }
-    }
 }
 
 void Pipeline::confirm_to_postgres(bool reply_requested) {
@@ -584,7 +416,7 @@ void Pipeline::drain_and_stop() {
         try {
             // A Kafka transaction ends only at a PostgreSQL commit: a half-received one is dropped
             // with its Kafka transaction and comes again on the next start.
-            if (open_txn_ || kafka_txns_.open_end() == 0)
+            if (changes_.receiving_transaction() || kafka_txns_.open_end() == 0)
                 rewind_kafka_transactions();
             else
                 commit_kafka_transaction();
@@ -593,8 +425,7 @@ void Pipeline::drain_and_stop() {
             log::warn(std::string("stopping without committing the last Kafka transaction: ") + e.what());
         }
     }
-    if (open_txn_) tracker_.abandon_open_transaction();
-    open_txn_.reset();
+    changes_.stopped();
     if (stream_) {
         try {
             confirm_to_postgres();
@@ -611,7 +442,6 @@ void Pipeline::drain_and_stop() {
 
 // ---- exactly-once -------------------------------------------------------------------------
 
-Lsn Pipeline::delivered_position() const { return exactly_once_ ? kafka_txns_.committed_end() : tracker_.confirmed_lsn(); }
 
 // The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
 // older instance with the same transactional.id, and Kafka says where the last one got to.

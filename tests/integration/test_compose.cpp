@@ -192,7 +192,8 @@ BOOST_AUTO_TEST_CASE(image_installs_the_package_of_every_library_the_router_link
                                                  "); dpkg -S \"$f\" 2>/dev/null || dpkg -S \"${f#/usr}\"");
         const std::string package = owner.substr(0, owner.find(':'));
         ++checked;
-        if (in_base_image.contains(package)) continue;
+        // A sanitizer build (make sanitize) links its runtimes; the image is built without them.
+        if (in_base_image.contains(package) || soname.starts_with("libasan") || soname.starts_with("libubsan")) continue;
         BOOST_TEST(runtime_stage.find(" " + package + " ") != std::string::npos,
                    soname << " comes from " << package << ", which the runtime stage does not install");
     }
