@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "outbox/config/outbox_columns.hpp"
 #include "outbox/replication/timeline_history.hpp"
-#include "outbox/router/outbox_table.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -95,7 +95,7 @@ void SourceSetup::check_tables() {
         if (value(result, 0, 1) == "p") check_partitioned(table.qualified());
         std::vector<std::string> columns;
         for (int row = 0; row < PQntuples(result.get()); ++row) columns.push_back(value(result, row, 0));
-        const auto missing = router::missing_outbox_columns(columns, config_.outbox.for_table(table));
+        const auto missing = config::missing_outbox_columns(columns, config_.outbox.for_table(table));
         if (missing.empty()) {
             pass("postgres: outbox table " + table.qualified() + " has the configured columns");
             continue;

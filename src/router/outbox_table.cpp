@@ -1,26 +1,20 @@
 #include "outbox/router/outbox_table.hpp"
 
 #include <algorithm>
+#include <iterator>
 
+#include "outbox/config/outbox_columns.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::router {
 namespace {
 
-struct RequiredColumn {
-    const std::string config::OutboxSettings::*column;
-    BoundColumn OutboxTable::*slot;
-    const char* option;
-};
+// Where each of config::kRequiredOutboxColumns is bound, in its order.
+constexpr BoundColumn OutboxTable::*kRequiredSlots[] = {&OutboxTable::id, &OutboxTable::key, &OutboxTable::payload,
+                                                        &OutboxTable::route_by};
+static_assert(std::size(kRequiredSlots) == std::size(config::kRequiredOutboxColumns));
 
-constexpr RequiredColumn kRequired[] = {
-    {&config::OutboxSettings::field_event_id, &OutboxTable::id, "outbox.table.field.event.id"},
-    {&config::OutboxSettings::field_event_key, &OutboxTable::key, "outbox.table.field.event.key"},
-    {&config::OutboxSettings::field_event_payload, &OutboxTable::payload, "outbox.table.field.event.payload"},
-    {&config::OutboxSettings::route_by_field, &OutboxTable::route_by, "outbox.route.by.field"},
-};
-
-constexpr const char* kTimestampOption = "outbox.table.field.event.timestamp";
+constexpr const char* kTimestampOption = config::kTimestampColumnOption;
 constexpr const char* kPlacementOption = "outbox.table.fields.additional.placement";
 
 std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn> columns, std::string_view wanted) {
@@ -51,11 +45,12 @@ OutboxTable OutboxTable::for_message_prefix(std::string_view prefix) {
 
 std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgoutput::RelationColumn> columns,
                                         const config::OutboxSettings& settings) {
-    for (const auto& required : kRequired) {
+    for (std::size_t i = 0; i < std::size(kRequiredSlots); ++i) {
+        const auto& required = config::kRequiredOutboxColumns[i];
         const std::string& wanted = settings.*required.column;
         const auto bound = find_column(columns, wanted);
         if (!bound) return BindProblem{BindProblem::Kind::missing, wanted, required.option, "is missing"};
-        table.*required.slot = *bound;
+        table.*kRequiredSlots[i] = *bound;
     }
     table.timestamp.reset();
     if (!settings.field_event_timestamp.empty()) {
@@ -96,18 +91,6 @@ OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Rel
                             "; change the column or the setting, then restart");
     }
     return table;
-}
-
-std::vector<std::string> missing_outbox_columns(const std::vector<std::string>& columns,
-                                                const config::OutboxSettings& settings) {
-    std::vector<std::string> missing;
-    const auto check = [&](const std::string& wanted, const char* option) {
-        if (std::find(columns.begin(), columns.end(), wanted) == columns.end())
-            missing.push_back("\"" + wanted + "\" (" + option + ")");
-    };
-    for (const auto& required : kRequired) check(settings.*required.column, required.option);
-    if (!settings.field_event_timestamp.empty()) check(settings.field_event_timestamp, kTimestampOption);
-    return missing;
 }
 
 }  // namespace outbox::router

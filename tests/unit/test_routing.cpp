@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "outbox/config/outbox_columns.hpp"
 #include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
 #include "router_test_support.hpp"
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(binding_finds_configured_columns_and_names_a_missing_one) {
         BOOST_TEST(contains(message, "\"aggregate_id\""));
         BOOST_TEST(contains(message, "outbox.table.field.event.key"));
     }
-    BOOST_TEST(missing_outbox_columns({"id", "aggregatetype", "payload"}, settings) ==
+    BOOST_TEST(config::missing_outbox_columns({"id", "aggregatetype", "payload"}, settings) ==
                std::vector<std::string>{"\"aggregate_id\" (outbox.table.field.event.key)"});
 }
 
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(timestamp_and_partition_columns_must_exist_and_have_a_usabl
         bind_outbox_table({"public", "outbox"}, relation, settings), DefiniteError, [](const DefiniteError& e) {
             return contains(e.what(), "no column \"created_at\" (outbox.table.field.event.timestamp)");
         });
-    BOOST_TEST(missing_outbox_columns({"id", "aggregatetype", "aggregateid", "payload"}, settings) ==
+    BOOST_TEST(config::missing_outbox_columns({"id", "aggregatetype", "aggregateid", "payload"}, settings) ==
                std::vector<std::string>{"\"created_at\" (outbox.table.field.event.timestamp)"});
 
     settings.field_event_timestamp = "type";  // text

@@ -63,9 +63,4 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
 OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Relation& relation,
                               const config::OutboxSettings& settings);
 
-// The existence check against a plain list of column names (as read from the catalog at
-// start-up). Returns the required columns that are missing, as "column (outbox.option)" texts.
-std::vector<std::string> missing_outbox_columns(const std::vector<std::string>& columns,
-                                                const config::OutboxSettings& settings);
-
 }  // namespace outbox::router
