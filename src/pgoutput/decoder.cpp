@@ -190,10 +190,8 @@ Commit read_commit(Reader& in) {
 }
 
 Origin read_origin(Reader& in) {
-    Origin origin;
-    origin.origin_lsn = in.read_lsn("origin LSN");
-    origin.name = in.read_string("origin name");
-    return origin;
+    // Braced initialisers are evaluated in order, as the fields are on the wire.
+    return Origin{.origin_lsn = in.read_lsn("origin LSN"), .name = in.read_string("origin name")};
 }
 
 Relation read_relation(Reader& in, std::vector<RelationColumn>& columns) {
