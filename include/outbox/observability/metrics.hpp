@@ -23,25 +23,25 @@ public:
 
     // Pipeline thread.
     CounterFamily& events_received;       // {table}: outbox INSERTs (and watched messages) decoded
-    CounterFamily& events_published;      // {topic}: acknowledged by Kafka
-    CounterFamily& events_skipped;        // {table, reason}: outbox changes deliberately not published
-    CounterFamily& events_dead_lettered;  // {table, topic}: invalid rows sent to a dead-letter topic
     Counter& transactions_confirmed;      // transactions whose end LSN was confirmed to PostgreSQL
     Counter& reconnects;
+    CounterFamily& events_published;      // {topic}: acknowledged by Kafka
     Counter& producer_errors;             // failed deliveries and librdkafka error callbacks
     Counter& caught_up_flushes;           // rd_kafka_flush() calls made while caught up (linger.ms skipped)
     Gauge& received_lsn;                  // newest WAL position received
     Gauge& confirmed_lsn;                 // last position sent to PostgreSQL as flushed
     Gauge& in_flight_messages;            // handed to librdkafka, not yet acknowledged
+    CounterFamily& events_skipped;        // {table, reason}: outbox changes deliberately not published
     Gauge& in_flight_bytes;               // their key + value bytes
     Gauge& pending_transactions;          // received, not yet confirmed
+    CounterFamily& events_dead_lettered;  // {table, topic}: invalid rows sent to a dead-letter topic
     Histogram& commit_to_ack_seconds;     // PostgreSQL commit time → Kafka acknowledgement
 
     // Slot monitor thread (a side SQL connection).
     Gauge& server_wal_lsn;                // pg_current_wal_lsn()
     Gauge& slot_confirmed_flush_lsn;
-    Gauge& slot_retained_wal_bytes;       // pg_current_wal_lsn() - restart_lsn
     Gauge& slot_active;
+    Gauge& slot_retained_wal_bytes;       // pg_current_wal_lsn() - restart_lsn
     Gauge& slot_monitor_up;               // 1 while the last query succeeded
 
     Health health;
