@@ -34,6 +34,11 @@ struct EventTag {
 // report carries this tag and no transaction of the tracker.
 constexpr std::uint64_t kOffsetsRecordTag = 1ULL << 62;
 
+// A delivery report's key or value, copied (null stays null).
+std::optional<std::string> bytes_of(const void* data, std::size_t size) {
+    return data ? std::optional<std::string>(std::string(static_cast<const char*>(data), size)) : std::nullopt;
+}
+
 std::optional<std::string> owned(std::optional<std::string_view> view) {
     return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
 }
@@ -223,7 +228,7 @@ void Deliveries::on_delivery(const kafka::DeliveryReport& report) {
         // The dead-letter topic takes smaller records than the original's: send it without the value.
         bytes_in_flight_ -= std::min(bytes_in_flight_, report.size);
         DeadLetter again(std::string(report.topic),
-                         message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
+                         bytes_of(message->key, message->key_len),
                          std::string(static_cast<const char*>(message->payload), message->len), headers_of(message),
                          rd_kafka_message_timestamp(message, nullptr));
         again.drop_value(dropped_because(report.error));
@@ -251,8 +256,8 @@ void Deliveries::on_delivery(const kafka::DeliveryReport& report) {
     // takes over the original's place in the transaction's count.
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + what);
     DeadLetter letter(config_.dead_letter_topic,
-                      message->key ? std::optional<std::string>(std::string(static_cast<const char*>(message->key), message->key_len)) : std::nullopt,
-                      message->payload ? std::optional<std::string>(std::string(static_cast<const char*>(message->payload), message->len)) : std::nullopt,
+                      bytes_of(message->key, message->key_len),
+                      bytes_of(message->payload, message->len),
                       headers_of(message), std::string(report.topic), "produce", what,
                       {sources_[tag.source].description, info.commit_lsn, info.xid, info.commit_time_ms});
     if (too_large(report.error)) letter.drop_value(dropped_because(report.error));
