@@ -101,6 +101,7 @@ BrokerCluster::BrokerCluster(BrokerClusterOptions options) : base_dir_(make_temp
         };
         for (const auto& [name, value] : options.properties) spec.properties[name] = value;
         if (options.sasl) spec.sasl_users = {{kSaslUser, kSaslPassword}};
+        spec.runtime_libs = options.runtime_libs;
         nodes_.push_back(std::make_unique<BrokerNode>(std::move(spec)));
     }
     for (auto& node : nodes_) node->start();

@@ -14,6 +14,7 @@ struct BrokerClusterOptions {
     int nodes = 1;  // 1, or 3 for replication factor 3 with min.insync.replicas=2
     bool sasl = false;  // adds a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-512) and the user below
     std::map<std::string, std::string> properties;  // server.properties of every node
+    std::string runtime_libs;  // the broker's jars; empty for kafka_runtime_libs() (Kafka 4.x)
 };
 
 // The user a SASL cluster knows, for PLAIN and SCRAM-SHA-512.

@@ -56,8 +56,10 @@ const std::map<std::string, std::string>& default_properties() {
 }  // namespace
 
 std::string kafka_runtime_libs() { return OUTBOX_KAFKA_RUNTIME_LIBS; }
+std::string kafka3_runtime_libs() { return OUTBOX_KAFKA3_RUNTIME_LIBS; }
 
 BrokerNode::BrokerNode(BrokerNodeSpec spec) : spec_(std::move(spec)) {
+    if (spec_.runtime_libs.empty()) spec_.runtime_libs = kafka_runtime_libs();
     std::filesystem::create_directories(spec_.dir + "/data");
     write_properties();
     format_storage();
@@ -113,7 +115,7 @@ void BrokerNode::write_properties() const {
 }
 
 void BrokerNode::format_storage() const {
-    std::string command = shell_quote(java_binary()) + " -Xmx128m -cp " + shell_quote(kafka_runtime_libs() + "/*") +
+    std::string command = shell_quote(java_binary()) + " -Xmx128m -cp " + shell_quote(spec_.runtime_libs + "/*") +
                           " kafka.tools.StorageTool format --ignore-formatted -t " + shell_quote(spec_.cluster_id) +
                           " -c " + shell_quote(spec_.dir + "/server.properties");
     for (const auto& [name, password] : spec_.sasl_users)
@@ -129,7 +131,7 @@ void BrokerNode::start() {
     const std::string out = spec_.dir + "/jvm.out";
     const std::string log_config = "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties";
     const std::string logs_dir = "-Dkafka.logs.dir=" + spec_.dir;
-    const std::string class_path = kafka_runtime_libs() + "/*";
+    const std::string class_path = spec_.runtime_libs + "/*";
     const std::string properties = spec_.dir + "/server.properties";
     const std::string java = java_binary();
     pid_ = fork();

@@ -19,6 +19,7 @@ struct BrokerNodeSpec {
     std::string cluster_id;
     std::map<std::string, std::string> properties;  // added to or replacing the defaults
     std::map<std::string, std::string> sasl_users;  // name → password, for PLAIN and SCRAM-SHA-512
+    std::string runtime_libs;  // the broker's jars; empty for kafka_runtime_libs()
 };
 
 // One real Apache Kafka process, broker and KRaft controller combined (`kafka.Kafka`), run from
@@ -54,7 +55,9 @@ private:
     pid_t pid_ = -1;
 };
 
-// The folder of the broker's runtime jars (the build tree's copy).
+// The folders of the brokers' runtime jars (the build tree's copies): the pinned Kafka 4.x every
+// broker test runs, and the last 3.x for what librdkafka 2.0.2 can do only with a 3.x broker.
 std::string kafka_runtime_libs();
+std::string kafka3_runtime_libs();
 
 }  // namespace outbox::test

@@ -122,6 +122,19 @@ std::string router_config(const std::string& database, const std::string& postgr
            top_extra;
 }
 
+std::string sasl_router_config(const std::string& database, const std::string& topic,
+                               const std::string& password_variable, const std::string& mechanism) {
+    std::string config = router_config(database, "",
+                                       "  security.protocol: SASL_PLAINTEXT\n"
+                                       "  sasl.mechanisms: " + mechanism + "\n"
+                                       "  sasl.username: " + std::string(kSaslUser) + "\n"
+                                       "  sasl.password: \"${env:" + password_variable + "}\"\n"
+                                       "shutdown.timeout.ms: 5000\n",
+                                       "outbox:\n  route.topic.replacement: " + topic + "\n");
+    const auto plain = real_kafka().bootstrap_servers();
+    return config.replace(config.find(plain), plain.size(), real_kafka().sasl_bootstrap_servers());
+}
+
 std::string outbox_rows_sql(int first, int count, int keys, const std::string& type) {
     std::string sql = "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES ";
     for (int i = first; i < first + count; ++i) {

@@ -36,6 +36,11 @@ std::string create_outbox_database(const std::string& prefix);
 std::string router_config(const std::string& database, const std::string& postgres_extra = "",
                           const std::string& top_extra = "", const std::string& outbox_section = "");
 
+// router_config() on the real broker's SASL listener, events routed to `topic`, logging in as
+// kSaslUser with `mechanism` and the password from the environment variable `password_variable`.
+std::string sasl_router_config(const std::string& database, const std::string& topic,
+                               const std::string& password_variable, const std::string& mechanism);
+
 // INSERT of outbox rows first..first+count-1 of aggregate `type`: id md5(seq), key
 // "key-<seq % keys>", payload {"seq": <seq>} so tests can check order and completeness.
 std::string outbox_rows_sql(int first, int count, int keys, const std::string& type = "Order");
