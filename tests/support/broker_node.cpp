@@ -1,14 +1,6 @@
 #include "broker_node.hpp"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "pg_server.hpp"
@@ -16,23 +8,6 @@
 
 namespace outbox::test {
 namespace {
-
-std::string java_binary() {
-    if (const char* home = std::getenv("JAVA_HOME"); home && *home) return std::string(home) + "/bin/java";
-    return "java";
-}
-
-std::string tail_of(const std::string& path, int lines) {
-    std::ifstream in(path);
-    std::deque<std::string> kept;
-    for (std::string line; std::getline(in, line);) {
-        kept.push_back(line);
-        if (static_cast<int>(kept.size()) > lines) kept.pop_front();
-    }
-    std::string text;
-    for (const auto& line : kept) text += line + "\n";
-    return text;
-}
 
 // Small heaps: a test machine runs up to three nodes beside PostgreSQL and the router. The
 // cleaner's dedupe buffer is allocated on the heap at start, so it shrinks with it.
@@ -65,13 +40,6 @@ BrokerNode::BrokerNode(BrokerNodeSpec spec) : spec_(std::move(spec)) {
     format_storage();
 }
 
-BrokerNode::~BrokerNode() {
-    if (pid_ > 0) {
-        kill(pid_, SIGCONT);
-        kill_hard();
-    }
-}
-
 void BrokerNode::write_properties() const {
     auto properties = default_properties();
     const std::string id = std::to_string(spec_.node_id);
@@ -102,16 +70,7 @@ void BrokerNode::write_properties() const {
     std::string text;
     for (const auto& [name, value] : properties) text += name + "=" + value + "\n";
     write_file(spec_.dir + "/server.properties", text);
-    write_file(spec_.dir + "/log4j2.properties",
-               "appender.file.type = File\n"
-               "appender.file.name = FILE\n"
-               "appender.file.fileName = " + spec_.dir + "/server.log\n"
-               "appender.file.layout.type = PatternLayout\n"
-               "appender.file.layout.pattern = [%d] %p %m (%c)%n\n"
-               "rootLogger.level = INFO\n"
-               "rootLogger.appenderRef.file.ref = FILE\n"
-               "logger.kafka.name = org.apache.kafka\n"
-               "logger.kafka.level = WARN\n");
+    write_file(spec_.dir + "/log4j2.properties", log4j2_file_config(spec_.dir + "/server.log"));
 }
 
 void BrokerNode::format_storage() const {
@@ -123,67 +82,20 @@ void BrokerNode::format_storage() const {
     const std::string log = spec_.dir + "/format.log";
     if (std::system((command + " >" + shell_quote(log) + " 2>&1").c_str()) != 0)
         throw std::runtime_error("Kafka node " + std::to_string(spec_.node_id) +
-                                 ": formatting the storage failed:\n" + tail_of(log, 20));
+                                 ": formatting the storage failed:\n" + tail_of_file(log, 20));
 }
 
 void BrokerNode::start() {
-    if (running()) throw std::logic_error("Kafka node " + std::to_string(spec_.node_id) + " is already running");
-    const std::string out = spec_.dir + "/jvm.out";
-    const std::string log_config = "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties";
-    const std::string logs_dir = "-Dkafka.logs.dir=" + spec_.dir;
-    const std::string class_path = spec_.runtime_libs + "/*";
-    const std::string properties = spec_.dir + "/server.properties";
-    const std::string java = java_binary();
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test program that dies takes its brokers along
-        const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        execlp(java.c_str(), "java", "-Xms192m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-               log_config.c_str(), logs_dir.c_str(), "-cp", class_path.c_str(), "kafka.Kafka", properties.c_str(),
-               static_cast<char*>(nullptr));
-        _exit(127);
-    }
-}
-
-bool BrokerNode::running() {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-    }
-    return true;
-}
-
-void BrokerNode::stop(std::chrono::milliseconds timeout) {
-    if (!running()) return;
-    kill(pid_, SIGCONT);
-    kill(pid_, SIGTERM);
-    if (!wait_until([&] { return !running(); }, timeout)) kill_hard();
-}
-
-void BrokerNode::kill_hard() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-}
-
-void BrokerNode::pause() {
-    if (pid_ > 0) kill(pid_, SIGSTOP);
-}
-
-void BrokerNode::resume() {
-    if (pid_ > 0) kill(pid_, SIGCONT);
+    if (process_.running()) throw std::logic_error("Kafka node " + std::to_string(spec_.node_id) + " is already running");
+    process_.start({"-Xms192m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
+                    "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties", "-Dkafka.logs.dir=" + spec_.dir,
+                    "-cp", spec_.runtime_libs + "/*", "kafka.Kafka", spec_.dir + "/server.properties"},
+                   spec_.dir + "/jvm.out");
 }
 
 std::string BrokerNode::log_tail(int lines) const {
-    return "--- " + spec_.dir + "/server.log\n" + tail_of(spec_.dir + "/server.log", lines) + "--- " + spec_.dir +
-           "/jvm.out\n" + tail_of(spec_.dir + "/jvm.out", lines / 2);
+    return "--- " + spec_.dir + "/server.log\n" + tail_of_file(spec_.dir + "/server.log", lines) + "--- " + spec_.dir +
+           "/jvm.out\n" + tail_of_file(spec_.dir + "/jvm.out", lines / 2);
 }
 
 }  // namespace outbox::test

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <map>
 #include <string>
+
+#include "java_process.hpp"
 
 namespace outbox::test {
 
@@ -28,17 +28,16 @@ struct BrokerNodeSpec {
 class BrokerNode {
 public:
     explicit BrokerNode(BrokerNodeSpec spec);
-    ~BrokerNode();
     BrokerNode(const BrokerNode&) = delete;
     BrokerNode& operator=(const BrokerNode&) = delete;
 
     void start();
     // SIGTERM and a wait for the controlled shutdown; SIGKILL after `timeout`.
-    void stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
-    void kill_hard();
-    void pause();   // SIGSTOP: the process holds its sockets and answers nothing
-    void resume();  // SIGCONT
-    bool running();
+    void stop(std::chrono::milliseconds timeout = std::chrono::seconds(60)) { process_.stop(timeout); }
+    void kill_hard() { process_.kill_hard(); }
+    void pause() { process_.pause(); }    // SIGSTOP: the process holds its sockets and answers nothing
+    void resume() { process_.resume(); }  // SIGCONT
+    bool running() { return process_.running(); }
 
     int id() const { return spec_.node_id; }
     int port() const { return spec_.port; }
@@ -52,7 +51,7 @@ private:
     void format_storage() const;
 
     BrokerNodeSpec spec_;
-    pid_t pid_ = -1;
+    JavaProcess process_;
 };
 
 // The folders of the brokers' runtime jars (the build tree's copies): the pinned Kafka 4.x every

@@ -1,13 +1,6 @@
 #include "debezium_connect.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
-#include <sstream>
 #include <stdexcept>
 
 #include "pg_server.hpp"
@@ -18,16 +11,6 @@ namespace {
 
 std::string read_if_exists(const std::string& path) {
     return std::filesystem::exists(path) ? read_file(path) : std::string();
-}
-
-std::string tail_of(const std::string& path, int lines) {
-    std::istringstream in(read_if_exists(path));
-    std::vector<std::string> all;
-    for (std::string line; std::getline(in, line);) all.push_back(line);
-    std::string text;
-    for (std::size_t i = all.size() > static_cast<std::size_t>(lines) ? all.size() - lines : 0; i < all.size(); ++i)
-        text += all[i] + "\n";
-    return text;
 }
 
 // A .properties file reads `\` as an escape: regexes such as `dbz\.s\.outbox` need it doubled.
@@ -51,34 +34,13 @@ std::string debezium_runtime_libs() { return OUTBOX_DEBEZIUM_RUNTIME_LIBS; }
 DebeziumConnect::DebeziumConnect(DebeziumConnectSpec spec) : spec_(std::move(spec)) {
     std::filesystem::create_directories(spec_.dir);
     write_files();
-    const std::string out = spec_.dir + "/jvm.out";
-    const std::string log_config = "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties";
-    const std::string class_path = debezium_runtime_libs() + "/*";
-    const std::string worker = spec_.dir + "/worker.properties";
-    const char* home = std::getenv("JAVA_HOME");
-    const std::string java = home && *home ? std::string(home) + "/bin/java" : "java";
-
-    std::vector<std::string> arguments = {"java", "-Xms128m", "-Xmx384m", "-XX:+UseSerialGC",
-                                          "-Djava.awt.headless=true", log_config, "-cp", class_path,
-                                          "org.apache.kafka.connect.cli.ConnectStandalone", worker};
+    std::vector<std::string> arguments = {"-Xms128m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
+                                          "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties", "-cp",
+                                          debezium_runtime_libs() + "/*",
+                                          "org.apache.kafka.connect.cli.ConnectStandalone", spec_.dir + "/worker.properties"};
     arguments.insert(arguments.end(), connector_files_.begin(), connector_files_.end());
-    std::vector<char*> argv;
-    for (auto& argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test program that dies takes Connect along
-        const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        execvp(java.c_str(), argv.data());
-        _exit(127);
-    }
+    process_.start(arguments, spec_.dir + "/jvm.out");
 }
-
-DebeziumConnect::~DebeziumConnect() { kill_hard(); }
 
 void DebeziumConnect::write_files() {
     std::map<std::string, std::string> worker = {
@@ -95,16 +57,7 @@ void DebeziumConnect::write_files() {
         connector_files_.push_back(spec_.dir + "/" + name->second + ".properties");
         write_file(connector_files_.back(), properties_text(connector));
     }
-    write_file(spec_.dir + "/log4j2.properties",
-               "appender.file.type = File\n"
-               "appender.file.name = FILE\n"
-               "appender.file.fileName = " + spec_.dir + "/connect.log\n"
-               "appender.file.layout.type = PatternLayout\n"
-               "appender.file.layout.pattern = [%d] %p %m (%c)%n\n"
-               "rootLogger.level = INFO\n"
-               "rootLogger.appenderRef.file.ref = FILE\n"
-               "logger.kafka.name = org.apache.kafka\n"
-               "logger.kafka.level = WARN\n");
+    write_file(spec_.dir + "/log4j2.properties", log4j2_file_config(spec_.dir + "/connect.log"));
 }
 
 void DebeziumConnect::wait_until_ready(const std::function<bool()>& ready, const std::string& what,
@@ -123,27 +76,9 @@ void DebeziumConnect::wait_until_ready(const std::function<bool()>& ready, const
     throw std::runtime_error("Debezium (Kafka Connect) not ready: " + what + ": " + failure + "\n" + log_tail());
 }
 
-bool DebeziumConnect::running() {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-    }
-    return true;
-}
-
-void DebeziumConnect::kill_hard() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-}
-
 std::string DebeziumConnect::log_tail(int lines) const {
-    return "--- " + spec_.dir + "/connect.log\n" + tail_of(spec_.dir + "/connect.log", lines) + "--- " + spec_.dir +
-           "/jvm.out\n" + tail_of(spec_.dir + "/jvm.out", lines / 2);
+    return "--- " + spec_.dir + "/connect.log\n" + tail_of_file(spec_.dir + "/connect.log", lines) + "--- " + spec_.dir +
+           "/jvm.out\n" + tail_of_file(spec_.dir + "/jvm.out", lines / 2);
 }
 
 }  // namespace outbox::test

@@ -1,12 +1,12 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "java_process.hpp"
 
 namespace outbox::test {
 
@@ -21,11 +21,10 @@ struct DebeziumConnectSpec {
 // from the jars `make` copied into the build tree (tests/debezium-runtime/pom.xml). The worker's
 // defaults: offsets in a file flushed every second, its REST listener on a free loopback port;
 // converters, bootstrap servers and producer overrides are the caller's. The constructor starts
-// the JVM and returns at once; the destructor kills it.
+// the JVM and returns at once.
 class DebeziumConnect {
 public:
     explicit DebeziumConnect(DebeziumConnectSpec spec);
-    ~DebeziumConnect();
     DebeziumConnect(const DebeziumConnect&) = delete;
     DebeziumConnect& operator=(const DebeziumConnect&) = delete;
 
@@ -33,8 +32,10 @@ public:
     // ERROR (a connector or task that failed to start), or `timeout` passes first.
     void wait_until_ready(const std::function<bool()>& ready, const std::string& what,
                           std::chrono::milliseconds timeout = std::chrono::seconds(120));
-    bool running();
-    void kill_hard();
+    bool running() { return process_.running(); }
+    // SIGTERM: Connect stops its tasks and writes their offsets; SIGKILL after `timeout`.
+    void stop(std::chrono::milliseconds timeout = std::chrono::seconds(60)) { process_.stop(timeout); }
+    void kill_hard() { process_.kill_hard(); }
     // The last `lines` lines of Connect's log and of the JVM's own output.
     std::string log_tail(int lines = 60) const;
 
@@ -43,7 +44,7 @@ private:
 
     DebeziumConnectSpec spec_;
     std::vector<std::string> connector_files_;
-    pid_t pid_ = -1;
+    JavaProcess process_;
 };
 
 // The folder of Kafka Connect's and Debezium's runtime jars (the build tree's copy).
