@@ -158,8 +158,9 @@ kafka_start_real() {
     kill -0 "$kafka_pid" 2>/dev/null || { tail -n 40 "$dir/server.log" >&2; exit 1; }
     sleep 0.2
   done
-  # The first producer id waits for the transaction state log to load: not part of a timed run.
-  echo warm-up | kcat -b "$kafka_addr" -P -t bench.warm-up -X enable.idempotence=true 2>/dev/null || true
+  # The first transactional producer id waits for the broker to create and load its transaction
+  # state log, once per cluster: not part of a timed run.
+  echo warm-up | kcat -b "$kafka_addr" -P -t bench.warm-up -X transactional.id=bench-warm-up 2>/dev/null || true
   # The named topics exist before the run, as the mock creates them: a metadata request for a
   # topic makes the broker create it.
   for spec in "$@"; do

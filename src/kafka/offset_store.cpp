@@ -88,6 +88,9 @@ Lsn OffsetStore::read_committed_position() const {
                                        {{"group.id", "outbox-router-offsets-reader"},
                                         {"enable.auto.commit", "false"},
                                         {"enable.partition.eof", "true"},
+                                        // An empty partition's end is known only from a fetch
+                                        // answer, which the broker holds this long for data.
+                                        {"fetch.wait.max.ms", "10"},
                                         {"isolation.level", "read_committed"}}));
     const int partitions = partition_count(consumer.get(), topic_);
     if (partitions == 0) return 0;
