@@ -1,14 +1,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/embedded_cluster.hpp"
 #include "outbox/kafka/producer.hpp"
+#include "outbox/migration/config_import.hpp"
 #include "outbox/observability/endpoints.hpp"
 #include "outbox/observability/http_server.hpp"
 #include "outbox/observability/metrics.hpp"
@@ -29,6 +32,7 @@ constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "usage: outbox-router --config FILE [--check]\n"
+    "       outbox-router import CONNECTOR [WORKER_PROPERTIES]\n"
     "       outbox-router --help | --version\n"
     "\n"
     "Streams INSERTs into PostgreSQL outbox tables (logical replication, pgoutput) to Kafka,\n"
@@ -38,6 +42,10 @@ constexpr const char* kUsage =
     "  --config FILE  YAML configuration (see docs/configuration.md)\n"
     "  --check        validate the configuration, PostgreSQL (slot, publication, outbox columns)\n"
     "                 and Kafka (metadata), one line per check; exit 0 if all pass, 1 otherwise\n"
+    "  import         write the router configuration equivalent to a Debezium PostgreSQL connector\n"
+    "                 with the Outbox EventRouter (Kafka Connect JSON or .properties, or Debezium\n"
+    "                 Server's application.properties; optionally the Connect worker's properties)\n"
+    "                 to standard output; what has no equivalent is listed on standard error\n"
     "  --help         show this text\n"
     "  --version      show the version\n"
     "\n"
@@ -98,6 +106,41 @@ std::unique_ptr<outbox::kafka::EmbeddedCluster> start_embedded_kafka(const outbo
     return cluster;
 }
 
+std::optional<std::string> read_whole_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+int run_import(int argc, char** argv) {
+    if (argc < 3 || argc > 4) {
+        std::cerr << "outbox-router: import takes a connector file and optionally a worker's properties\n" << kUsage;
+        return kExitUsage;
+    }
+    const std::string connector_path = argv[2];
+    const std::optional<std::string> worker_path = argc == 4 ? std::optional<std::string>(argv[3]) : std::nullopt;
+    try {
+        const auto connector = read_whole_file(connector_path);
+        if (!connector) throw outbox::ConfigError(connector_path + ": cannot read the file");
+        std::optional<std::string> worker;
+        if (worker_path && !(worker = read_whole_file(*worker_path)))
+            throw outbox::ConfigError(*worker_path + ": cannot read the file");
+        const auto settings =
+            outbox::migration::read_connector_settings(*connector, connector_path, worker, worker_path.value_or(""));
+        const auto imported = outbox::migration::import_debezium(
+            settings, connector_path + (worker_path ? " and " + *worker_path : ""));
+        std::cout << imported.yaml;
+        for (const auto& n : imported.not_imported)
+            std::cerr << "outbox-router import: not imported: " << n.origin << ": " << n.key << ": " << n.reason << "\n";
+        return kExitClean;
+    } catch (const std::exception& e) {
+        std::cerr << "outbox-router: " << e.what() << "\n";
+        return kExitDefinite;
+    }
+}
+
 int run_checks(const outbox::config::Config& config) {
     bool all_ok = true;
     auto report = [&](bool ok, const std::string& line) {
@@ -137,6 +180,7 @@ int run_checks(const outbox::config::Config& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc, argv);
     int exit_code = kExitClean;
     const auto args = parse_arguments(argc, argv, exit_code);
     if (!args) return exit_code;

@@ -1,0 +1,487 @@
+#include "outbox/migration/config_import.hpp"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include "outbox/util/errors.hpp"
+
+namespace outbox::migration {
+namespace {
+
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+std::string trim(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    for (;;) {
+        const auto comma = text.find(',', start);
+        const std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (!item.empty()) items.push_back(item);
+        if (comma == std::string::npos) return items;
+        start = comma + 1;
+    }
+}
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+bool secret_key(const std::string& key) {
+    const std::string k = lower(key);
+    return k.find("password") != std::string::npos || k.find("secret") != std::string::npos ||
+           k.find("jaas.config") != std::string::npos;
+}
+
+// A value as a YAML scalar: plain when that cannot be misread, else a double-quoted string
+// (JSON's escaping is YAML's).
+std::string yaml_scalar(const std::string& value) {
+    static const std::regex plain("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
+    return std::regex_match(value, plain) ? value
+                                          : nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A conninfo value: quoted when empty or holding blanks, quotes or backslashes, or an environment
+// reference (whose value, inserted as is at load, may hold blanks).
+std::string conninfo_value(const std::string& value) {
+    if (!value.empty() && value.find_first_of(" \t'\\") == std::string::npos && value.find("${env:") == std::string::npos)
+        return value;
+    std::string quoted = "'";
+    for (const char c : value) {
+        if (c == '\'' || c == '\\') quoted += '\\';
+        quoted += c;
+    }
+    return quoted + "'";
+}
+
+const std::set<std::string>& router_outbox_options() {
+    static const std::set<std::string> options = {
+        "route.by.field", "route.topic.regex", "route.topic.replacement", "route.tombstone.on.empty.payload",
+        "table.field.event.id", "table.field.event.key", "table.field.event.payload", "table.field.event.timestamp",
+        "table.fields.additional.placement", "table.field.additional.missing",
+        "table.fields.additional.error.on.missing", "table.expand.json.payload", "debezium.expand.json.payload",
+        "table.json.payload.null.behavior", "table.json.payload.empty.array.behavior", "table.op.invalid.behavior",
+        "debezium.op.invalid.behavior"};
+    return options;
+}
+
+// Kafka Java producer properties librdkafka knows under the same name, with the same meaning.
+const std::set<std::string>& same_name_producer_properties() {
+    static const std::set<std::string> names = {
+        "acks", "batch.size", "bootstrap.servers", "client.id", "compression.type", "connections.max.idle.ms",
+        "delivery.timeout.ms", "enable.idempotence", "linger.ms", "max.in.flight.requests.per.connection",
+        "metadata.max.age.ms", "reconnect.backoff.max.ms", "reconnect.backoff.ms", "request.timeout.ms", "retries",
+        "retry.backoff.ms", "sasl.kerberos.service.name", "security.protocol", "socket.connection.setup.timeout.ms",
+        "ssl.endpoint.identification.algorithm", "ssl.key.password", "transaction.timeout.ms", "transactional.id"};
+    return names;
+}
+
+const std::map<std::string, std::string>& renamed_producer_properties() {
+    static const std::map<std::string, std::string> names = {
+        {"sasl.mechanism", "sasl.mechanisms"},
+        {"max.request.size", "message.max.bytes"},
+        {"receive.buffer.bytes", "socket.receive.buffer.bytes"},
+        {"send.buffer.bytes", "socket.send.buffer.bytes"},
+    };
+    return names;
+}
+
+class Importer {
+public:
+    explicit Importer(const ConnectorSettings& settings) : settings_(settings) {
+        for (const auto& s : settings.connector) {
+            if (!latest_.count(s.key)) order_.push_back(s.key);
+            latest_[s.key] = &s;
+        }
+    }
+
+    ImportedConfig run(const std::string& source_description) {
+        check_connector_class();
+        import_transforms();
+        for (const auto& key : order_)
+            if (!handled_.count(key)) import_connector_key(*latest_.at(key));
+        if (!get("extended.headers.enabled"))
+            not_imported_.push_back({"(Debezium's default)", "extended.headers.enabled", "true",
+                                     "Debezium adds __debezium.context.* headers to every record; the router does not"});
+        if (conninfo_.empty())
+            not_imported_.push_back({"(not given)", "database.hostname", "",
+                                     "no database.* settings: write postgres.conninfo (a libpq connection string)"});
+        import_producer();
+        return {emit(source_description), not_imported_};
+    }
+
+private:
+    const Setting* get(const std::string& key) const {
+        const auto found = latest_.find(key);
+        return found == latest_.end() ? nullptr : found->second;
+    }
+    std::string value_of(const std::string& key, const std::string& fallback = "") const {
+        const Setting* s = get(key);
+        return s ? s->value : fallback;
+    }
+    void skip(const Setting& s, const std::string& reason) {
+        handled_.insert(s.key);
+        not_imported_.push_back({s.origin, s.key, secret_key(s.key) ? "****" : s.value, reason});
+    }
+    void take(const Setting& s) { handled_.insert(s.key); }
+
+    // ${env:NAME} stays; Debezium Server's ${NAME} and ${NAME:default} are environment
+    // references too; another config provider (${file:...}) has no equivalent.
+    std::optional<std::string> referenced(const Setting& s) {
+        static const std::regex server_reference("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(:[^}]*)?\\}");
+        static const std::regex provider_reference("\\$\\{(?!env:)[A-Za-z]+:[^}]*\\}");
+        if (std::regex_search(s.value, provider_reference)) return std::nullopt;
+        if (settings_.format != ConnectorSettings::Format::debezium_server) return s.value;
+        return std::regex_replace(s.value, server_reference, "$${env:$1}");
+    }
+
+    void check_connector_class() {
+        const Setting& s = *get("connector.class");
+        if (s.value.find("PostgresConnector") == std::string::npos)
+            throw ConfigError(s.origin + ": connector.class is " + s.value +
+                              "; outbox-router reads PostgreSQL only (io.debezium.connector.postgresql.PostgresConnector)");
+        take(s);
+    }
+
+    void import_transforms();
+    void import_event_router(const std::string& name, std::vector<const Setting*> options);
+    void import_connector_key(const Setting& s);
+    void import_tables(const Setting& s);
+    void import_producer();
+    std::string emit(const std::string& source_description) const;
+
+    const ConnectorSettings& settings_;
+    std::map<std::string, const Setting*> latest_;
+    std::vector<std::string> order_;
+    std::set<std::string> handled_;
+    std::vector<NotImported> not_imported_;
+
+    std::vector<std::pair<std::string, std::string>> conninfo_;
+    Entries postgres_, outbox_, kafka_, top_;
+    std::vector<std::pair<std::string, Entries>> overrides_;
+    bool outbox_taken_ = false;
+};
+
+void Importer::import_transforms() {
+    const Setting* list = get("transforms");
+    if (!list) return;
+    take(*list);
+    for (const auto& name : split_commas(list->value)) {
+        const std::string prefix = "transforms." + name + ".";
+        std::vector<const Setting*> own;
+        for (const auto& key : order_)
+            if (starts_with(key, prefix)) own.push_back(get(key));
+        const std::string type = value_of(prefix + "type");
+        if (type == "io.debezium.transforms.outbox.EventRouter") {
+            import_event_router(name, own);
+        } else {
+            for (const Setting* s : own)
+                skip(*s, "transform \"" + name + "\" (" + (type.empty() ? "no type" : type) +
+                             ") has no equivalent: the router applies only the Outbox EventRouter");
+        }
+    }
+    if (const Setting* list = get("predicates")) take(*list);
+    for (const auto& key : order_)
+        if (starts_with(key, "predicates.") && !handled_.count(key))
+            skip(*get(key), "predicate not used by an imported EventRouter");
+}
+
+// An EventRouter's options go to outbox:, or to outbox.table.overrides when its predicate is a
+// TopicNameMatches that names one table's change topic (<topic.prefix>.<schema>.<table>).
+void Importer::import_event_router(const std::string& name, std::vector<const Setting*> options) {
+    const std::string prefix = "transforms." + name + ".";
+    std::optional<std::string> table;
+    const std::string predicate = value_of(prefix + "predicate");
+    if (!predicate.empty()) {
+        const std::string pattern = value_of("predicates." + predicate + ".pattern");
+        const std::string type = value_of("predicates." + predicate + ".type");
+        std::string unescaped = std::regex_replace(pattern, std::regex("\\\\\\."), ".");
+        const std::string topic_prefix = value_of("topic.prefix", value_of("database.server.name")) + ".";
+        const bool negated = lower(value_of(prefix + "negate", "false")) == "true";
+        if (type == "org.apache.kafka.connect.transforms.predicates.TopicNameMatches" && !negated &&
+            starts_with(unescaped, topic_prefix) &&
+            unescaped.find_first_of("[](){}*+?|^$\\") == std::string::npos) {
+            table = unescaped.substr(topic_prefix.size());
+            for (const auto& key : {"predicates." + predicate + ".type", "predicates." + predicate + ".pattern"})
+                if (const Setting* s = get(key)) take(*s);
+        } else {
+            for (const Setting* s : options)
+                skip(*s, "EventRouter \"" + name + "\" applies where predicate \"" + predicate +
+                             "\" holds, which names no single table's topic; give its options under "
+                             "outbox.table.overrides by hand");
+            return;
+        }
+    } else if (outbox_taken_) {
+        for (const Setting* s : options)
+            skip(*s, "a second EventRouter for every table; the router applies one (or one per table)");
+        return;
+    }
+    Entries entries;
+    for (const Setting* s : options) {
+        const std::string option = s->key.substr(prefix.size());
+        if (option == "type" || option == "predicate" || option == "negate") {
+            take(*s);
+        } else if (router_outbox_options().count(option)) {
+            entries.emplace_back(option, s->value);
+            take(*s);
+        } else if (option == "table.field.event.schema.version" || option == "table.field.event.type" ||
+                   starts_with(option, "tracing.")) {
+            skip(*s, "acts only through Kafka Connect schemas or OpenTelemetry, which the router does not use");
+        } else {
+            skip(*s, "not an EventRouter option the router knows");
+        }
+    }
+    if (table) {
+        overrides_.emplace_back(*table, entries);
+    } else {
+        outbox_ = entries;
+        outbox_taken_ = true;
+    }
+}
+
+void Importer::import_tables(const Setting& s) {
+    std::string tables;
+    for (const auto& item : split_commas(s.value)) {
+        const std::string name = std::regex_replace(item, std::regex("\\\\\\."), ".");
+        if (name.find_first_of("[](){}*+?|^$\\") != std::string::npos) {
+            skip(s, "a regular expression; the router takes exact schema.table names: list the outbox tables");
+            return;
+        }
+        tables += (tables.empty() ? "" : ", ") + name;
+    }
+    postgres_.emplace_back("table.include.list", tables);
+    take(s);
+}
+
+void Importer::import_connector_key(const Setting& s) {
+    static const std::map<std::string, std::string> conninfo_keys = {
+        {"database.hostname", "host"},       {"database.port", "port"},         {"database.user", "user"},
+        {"database.password", "password"},   {"database.dbname", "dbname"},     {"database.sslmode", "sslmode"},
+        {"database.sslrootcert", "sslrootcert"}, {"database.sslcert", "sslcert"}, {"database.sslkey", "sslkey"},
+        {"database.sslpassword", "sslpassword"}};
+    static const std::set<std::string> postgres_keys = {"slot.name", "publication.name", "status.update.interval.ms",
+                                                        "heartbeat.action.query", "publish.via.partition.root"};
+    const std::string& key = s.key;
+    const std::string value = lower(s.value);
+    if (const auto found = conninfo_keys.find(key); found != conninfo_keys.end()) {
+        const auto resolved = referenced(s);
+        if (!resolved)
+            return skip(s, "a Kafka Connect config provider; write ${env:NAME} (or leave the password out: libpq reads "
+                           "PGPASSWORD and ~/.pgpass)");
+        conninfo_.emplace_back(found->second, *resolved);
+        return take(s);
+    }
+    if (postgres_keys.count(key)) {
+        postgres_.emplace_back(key, s.value);
+        return take(s);
+    }
+    if (key == "heartbeat.interval.ms") {
+        if (get("heartbeat.action.query")) {
+            postgres_.emplace_back(key, s.value);
+            return take(s);
+        }
+        return skip(s, "Debezium's heartbeat records; the router confirms an idle slot's position without them "
+                       "(postgres.heartbeat.interval.ms runs a statement, for servers whose other databases write)");
+    }
+    if (key == "table.include.list" || key == "table.whitelist") return import_tables(s);
+    if (key == "publication.autocreate.mode") {
+        if (value == "filtered" || value == "disabled") {
+            postgres_.emplace_back(key, value);
+            return take(s);
+        }
+        return skip(s, "the router creates a publication for its tables (filtered) or uses an existing one (disabled)");
+    }
+    if (key == "name" || key == "tasks.max" || key == "tombstones.on.delete" ||
+        (key == "plugin.name" && value == "pgoutput") ||
+        (key == "snapshot.mode" && (value == "no_data" || value == "never")) ||
+        (key == "extended.headers.enabled" && value == "false") || (key == "transaction.boundary" && value == "poll"))
+        return take(s);  // the router's behaviour already
+    if (key == "errors.tolerance" || key == "errors.deadletterqueue.topic.name") {
+        top_.emplace_back(key, s.value);
+        return take(s);
+    }
+    if ((key == "exactly.once.support" && value == "required") ||
+        (key == "exactly.once.source.support" && value == "enabled")) {
+        if (std::none_of(top_.begin(), top_.end(), [](const auto& e) { return e.first == "delivery.guarantee"; }))
+            top_.emplace_back("delivery.guarantee", "exactly-once");
+        return take(s);
+    }
+    if (key == "max.queue.size") {
+        top_.emplace_back("max.inflight.messages", s.value);
+        return take(s);
+    }
+    if (key == "max.queue.size.in.bytes" && s.value != "0") {
+        top_.emplace_back("max.inflight.bytes", s.value);
+        return take(s);
+    }
+    if ((key == "key.converter" && s.value == "org.apache.kafka.connect.storage.StringConverter") ||
+        (key == "header.converter" && s.value == "org.apache.kafka.connect.storage.SimpleHeaderConverter") ||
+        (key == "value.converter" && (s.value == "org.apache.kafka.connect.storage.StringConverter" ||
+                                      (s.value == "org.apache.kafka.connect.json.JsonConverter" &&
+                                       lower(value_of("value.converter.schemas.enable", "true")) == "false"))))
+        return take(s);
+    if (key == "value.converter.schemas.enable" && value == "false" &&
+        value_of("value.converter") == "org.apache.kafka.connect.json.JsonConverter")
+        return take(s);
+    if (starts_with(key, "key.converter") || starts_with(key, "value.converter") ||
+        starts_with(key, "header.converter") || starts_with(key, "debezium.format."))
+        return skip(s, "the router writes what StringConverter writes for a string value and JsonConverter without "
+                       "schemas for a structure (docs/configuration.md, \"Debezium's bytes\")");
+    if (key == "topic.prefix" || key == "database.server.name")
+        return skip(s, "names Debezium's own topics (change events, heartbeats, messages); the EventRouter's topics "
+                       "do not use it and the router writes no others");
+    if (key == "plugin.name") return skip(s, "the router decodes pgoutput only");
+    if (key == "snapshot.mode")
+        return skip(s, "the router does not snapshot: it publishes the outbox rows committed from the slot's position on");
+    if (key == "message.prefix.include.list" || key == "message.prefix.exclude.list")
+        return skip(s, "Debezium writes these messages unrouted; the router routes the prefixes in "
+                       "outbox.message.prefix.include.list as outbox events (docs/configuration.md)");
+    if (key == "decimal.handling.mode" || key == "time.precision.mode" || key == "binary.handling.mode" ||
+        key == "interval.handling.mode" || key == "hstore.handling.mode")
+        return skip(s, "the router writes column values as PostgreSQL prints them (numbers as JSON numbers, times as "
+                       "ISO text in UTC, bytea as Base64): docs/configuration.md, \"The record\"");
+    if (key == "extended.headers.enabled") return skip(s, "the router writes no __debezium.context.* headers");
+    if (key == "schema.include.list" || key == "schema.whitelist")
+        return skip(s, "the router takes exact tables: postgres.table.include.list");
+    if (starts_with(key, "topic.creation."))
+        return skip(s, "the router does not create topics: create them beforehand (or let the broker auto-create)");
+    if (key == "max.batch.size" || key == "poll.interval.ms")
+        return skip(s, "sizes Debezium's internal queue polling; the router hands each event over as it decodes it");
+    if (starts_with(key, "offset.") || starts_with(key, "schema.history."))
+        return skip(s, "the router keeps its position in the replication slot (and, exactly-once, in offsets.topic)");
+    skip(s, "no equivalent in outbox-router");
+}
+
+// Kafka producer properties (the Java client's names) to librdkafka's.
+void Importer::import_producer() {
+    std::map<std::string, const Setting*> latest;
+    std::vector<std::string> order;
+    for (const auto& s : settings_.producer) {
+        if (!latest.count(s.key)) order.push_back(s.key);
+        latest[s.key] = &s;
+    }
+    const auto value_of = [&](const std::string& key) {
+        const auto found = latest.find(key);
+        return found == latest.end() ? std::string() : found->second->value;
+    };
+    const auto skip_producer = [&](const Setting& s, const std::string& reason) {
+        not_imported_.push_back({s.origin, "producer " + s.key, secret_key(s.key) ? "****" : s.value, reason});
+    };
+    for (const auto& key : order) {
+        const Setting& s = *latest.at(key);
+        const auto resolved = referenced(s);
+        if (!resolved) {
+            skip_producer(s, "a Kafka Connect config provider; write ${env:NAME} instead");
+            continue;
+        }
+        if (same_name_producer_properties().count(key)) {
+            kafka_.emplace_back(key, *resolved);
+        } else if (const auto renamed = renamed_producer_properties().find(key);
+                   renamed != renamed_producer_properties().end()) {
+            kafka_.emplace_back(renamed->second, *resolved);
+        } else if (key == "buffer.memory") {
+            try {
+                kafka_.emplace_back("queue.buffering.max.kbytes", std::to_string(std::max(1LL, std::stoll(*resolved) / 1024)));
+            } catch (const std::exception&) {
+                skip_producer(s, "not a number of bytes");
+            }
+        } else if (key == "sasl.jaas.config") {
+            static const std::regex user("username\\s*=\\s*\"([^\"]*)\"");
+            static const std::regex password("password\\s*=\\s*\"([^\"]*)\"");
+            std::smatch u, p;
+            const bool known_module = resolved->find("PlainLoginModule") != std::string::npos ||
+                                      resolved->find("ScramLoginModule") != std::string::npos;
+            if (known_module && std::regex_search(*resolved, u, user) && std::regex_search(*resolved, p, password)) {
+                kafka_.emplace_back("sasl.username", u[1]);
+                kafka_.emplace_back("sasl.password", p[1]);
+            } else {
+                skip_producer(s, "only PLAIN and SCRAM login modules with username and password carry over "
+                                 "(librdkafka: sasl.username, sasl.password; OAUTHBEARER and Kerberos take other keys)");
+            }
+        } else if (key == "ssl.truststore.location" && lower(value_of("ssl.truststore.type")) == "pem") {
+            kafka_.emplace_back("ssl.ca.location", *resolved);
+        } else if ((key == "ssl.keystore.location" || key == "ssl.keystore.password") &&
+                   lower(value_of("ssl.keystore.type")) == "pkcs12") {
+            kafka_.emplace_back(key, *resolved);
+        } else if (key == "ssl.truststore.type" || key == "ssl.keystore.type") {
+            if (lower(s.value) != "pem" && lower(s.value) != "pkcs12")
+                skip_producer(s, "librdkafka reads PEM certificates and PKCS#12 keystores, not Java keystores");
+        } else if (starts_with(key, "ssl.truststore.") || starts_with(key, "ssl.keystore.")) {
+            skip_producer(s, "a Java keystore; convert it to PEM (ssl.ca.location, ssl.certificate.location, "
+                             "ssl.key.location) or PKCS#12 (ssl.keystore.location)");
+        } else if (key == "key.serializer" || key == "value.serializer") {
+            skip_producer(s, "the router writes the bytes itself (what Kafka Connect's converters would write)");
+        } else if (key == "partitioner.class") {
+            skip_producer(s, "the router partitions as the Java client's default partitioner does for keyed records "
+                             "(murmur2)");
+        } else {
+            skip_producer(s, "no librdkafka equivalent the import knows; librdkafka's names: "
+                             "https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md");
+        }
+    }
+    if (std::none_of(kafka_.begin(), kafka_.end(), [](const auto& e) { return e.first == "bootstrap.servers"; })) {
+        kafka_.insert(kafka_.begin(), {"bootstrap.servers", "${env:KAFKA_BOOTSTRAP_SERVERS}"});
+        not_imported_.push_back({"(not given)", "bootstrap.servers", "",
+                                 "Kafka Connect's worker holds it: pass the worker's properties as a second file, "
+                                 "or set KAFKA_BOOTSTRAP_SERVERS"});
+    }
+    for (const auto& s : settings_.host)
+        not_imported_.push_back({s.origin, s.key, secret_key(s.key) ? "****" : s.value,
+                                 "configures Kafka Connect's worker or Debezium Server itself"});
+}
+
+std::string Importer::emit(const std::string& source_description) const {
+    std::string yaml = "# outbox-router configuration imported from " + source_description +
+                       "\n# Check it before use: outbox-router --config FILE --check\n";
+    const auto section = [&](const std::string& name, const Entries& entries, const std::string& extra = "") {
+        if (entries.empty() && extra.empty()) return;
+        yaml += name + ":\n";
+        for (const auto& [key, value] : entries) yaml += "  " + key + ": " + yaml_scalar(value) + "\n";
+        yaml += extra;
+    };
+    std::string conninfo;
+    for (const auto& [key, value] : conninfo_) conninfo += (conninfo.empty() ? "" : " ") + key + "=" + conninfo_value(value);
+    Entries postgres = postgres_;
+    if (!conninfo.empty()) postgres.insert(postgres.begin(), {"conninfo", conninfo});
+    section("postgres", postgres);
+    std::string overrides;
+    if (!overrides_.empty()) {
+        overrides = "  table.overrides:\n";
+        for (const auto& [table, entries] : overrides_) {
+            overrides += "    " + yaml_scalar(table) + ":\n";
+            for (const auto& [key, value] : entries) overrides += "      " + key + ": " + yaml_scalar(value) + "\n";
+        }
+    }
+    section("outbox", outbox_, overrides);
+    section("kafka", kafka_);
+    for (const auto& [key, value] : top_) yaml += key + ": " + yaml_scalar(value) + "\n";
+    if (!not_imported_.empty()) {
+        yaml += "# Not imported:\n";
+        for (const auto& n : not_imported_) {
+            std::string line = "#   " + n.origin + ": " + n.key + (n.value.empty() ? "" : " = " + n.value) + ": " + n.reason;
+            std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+            yaml += line + "\n";
+        }
+    }
+    return yaml;
+}
+
+}  // namespace
+
+ImportedConfig import_debezium(const ConnectorSettings& settings, const std::string& source_description) {
+    return Importer(settings).run(source_description);
+}
+
+}  // namespace outbox::migration

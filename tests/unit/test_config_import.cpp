@@ -1,0 +1,260 @@
+#define BOOST_TEST_MODULE config_import
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "outbox/config/config.hpp"
+#include "outbox/migration/config_import.hpp"
+#include "outbox/migration/java_properties.hpp"
+#include "outbox/util/errors.hpp"
+
+using namespace outbox::migration;
+
+namespace {
+
+// Debezium's own outbox example (debezium-examples, outbox/register-postgres.json): the pre-2.0
+// key names a migrating user still has.
+const std::string kExampleConnector = R"({
+    "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+    "tasks.max": "1",
+    "database.hostname": "order-db",
+    "database.port": "5432",
+    "database.user": "postgresuser",
+    "database.password": "postgrespw",
+    "database.dbname" : "orderdb",
+    "database.server.name": "dbserver1",
+    "schema.whitelist": "inventory",
+    "table.whitelist" : "inventory.outboxevent",
+    "tombstones.on.delete" : "false",
+    "transforms" : "outbox",
+    "transforms.outbox.type" : "io.debezium.transforms.outbox.EventRouter",
+    "transforms.outbox.route.topic.replacement" : "${routedByValue}.events",
+    "transforms.outbox.table.field.event.timestamp" : "timestamp"
+})";
+
+ImportedConfig import_text(const std::string& text, const std::optional<std::string>& worker = std::nullopt) {
+    return import_debezium(read_connector_settings(text, "connector", worker, "worker.properties"), "test");
+}
+
+outbox::config::Config load(const ImportedConfig& imported) {
+    ::setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092", 1);
+    return outbox::config::parse_config(imported.yaml, "imported.yaml");
+}
+
+std::vector<std::string> keys_not_imported(const ImportedConfig& imported) {
+    std::vector<std::string> keys;
+    for (const auto& n : imported.not_imported) keys.push_back(n.key);
+    return keys;
+}
+
+std::string kafka_property(const outbox::config::Config& config, const std::string& name) {
+    for (const auto& p : config.kafka.properties)
+        if (p.name == name) return p.value;
+    return "<absent>";
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        import_text(text);
+    } catch (const outbox::ConfigError& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(debeziums_outbox_example_imports_to_a_config_the_router_loads) {
+    const auto imported = import_text(kExampleConnector);
+    BOOST_TEST_MESSAGE(imported.yaml);
+    const auto config = load(imported);
+    BOOST_TEST(config.postgres.conninfo == "host=order-db port=5432 user=postgresuser password=postgrespw dbname=orderdb");
+    BOOST_REQUIRE(config.postgres.tables.size() == 1u);
+    BOOST_TEST(config.postgres.tables[0].qualified() == "inventory.outboxevent");
+    BOOST_TEST(config.outbox.route_topic_replacement == "${routedByValue}.events");
+    BOOST_TEST(config.outbox.field_event_timestamp == "timestamp");
+    BOOST_TEST(kafka_property(config, "bootstrap.servers") == "kafka:9092");
+    // Listed, in file order, with the missing bootstrap.servers last.
+    BOOST_TEST(keys_not_imported(imported) ==
+                   (std::vector<std::string>{"database.server.name", "schema.whitelist", "extended.headers.enabled",
+                                             "bootstrap.servers"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(imported.yaml.find("# Not imported:") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overrides) {
+    const auto imported = import_text(R"({"name": "orders", "config": {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "shop", "database.user": "dbz",
+        "database.password": "${env:PG_PASSWORD}",
+        "topic.prefix": "shop", "slot.name": "orders_slot", "publication.name": "orders_pub",
+        "publication.autocreate.mode": "filtered", "plugin.name": "pgoutput", "snapshot.mode": "no_data",
+        "table.include.list": "sales\\.outbox,billing\\.outbox",
+        "transforms": "sales,billing",
+        "transforms.sales.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.sales.predicate": "isSales",
+        "transforms.sales.route.by.field": "kind",
+        "transforms.sales.table.expand.json.payload": true,
+        "transforms.billing.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.billing.predicate": "isBilling",
+        "transforms.billing.table.field.event.key": "invoice_id",
+        "transforms.billing.table.fields.additional.placement": "type:header:eventType",
+        "predicates": "isSales,isBilling",
+        "predicates.isSales.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+        "predicates.isSales.pattern": "shop\\.sales\\.outbox",
+        "predicates.isBilling.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+        "predicates.isBilling.pattern": "shop\\.billing\\.outbox",
+        "errors.tolerance": "all", "errors.deadletterqueue.topic.name": "outbox-dlq",
+        "exactly.once.support": "required",
+        "producer.override.linger.ms": "20", "producer.override.compression.type": "zstd"
+    }})",
+                                      "bootstrap.servers=k1:9092,k2:9092\nproducer.linger.ms=5\n"
+                                      "producer.max.request.size=2097152\nplugin.path=/opt/connectors\n"
+                                      "key.converter=org.apache.kafka.connect.storage.StringConverter\n");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    ::setenv("PG_PASSWORD", "s3cret", 1);
+    const auto config = load(imported);
+    BOOST_TEST(config.postgres.conninfo == "host=db dbname=shop user=dbz password='s3cret'");
+    BOOST_TEST(config.postgres.slot_name == "orders_slot");
+    BOOST_TEST(config.postgres.publication_name == "orders_pub");
+    BOOST_REQUIRE(config.outbox.table_overrides.size() == 2u);
+    const auto& sales = config.outbox.for_table({"sales", "outbox"});
+    BOOST_TEST(sales.route_by_field == "kind");
+    BOOST_TEST(sales.expand_json_payload);
+    const auto& billing = config.outbox.for_table({"billing", "outbox"});
+    BOOST_TEST(billing.field_event_key == "invoice_id");
+    BOOST_TEST(billing.additional_fields.size() == 1u);
+    BOOST_TEST(billing.route_by_field == "aggregatetype");
+    BOOST_TEST((config.errors_tolerance == outbox::config::ErrorTolerance::all));
+    BOOST_TEST(config.dead_letter_topic == "outbox-dlq");
+    BOOST_TEST((config.delivery_guarantee == outbox::config::DeliveryGuarantee::exactly_once));
+    BOOST_TEST(kafka_property(config, "bootstrap.servers") == "k1:9092,k2:9092");
+    BOOST_TEST(kafka_property(config, "linger.ms") == "20");  // the connector's override wins
+    BOOST_TEST(kafka_property(config, "message.max.bytes") == "2097152");
+    BOOST_TEST(kafka_property(config, "compression.type") == "zstd");
+    BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"topic.prefix", "extended.headers.enabled", "plugin.path"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_environment_references) {
+    const auto imported = import_text(
+        "debezium.sink.type=kafka\n"
+        "debezium.sink.kafka.producer.bootstrap.servers=${KAFKA_BOOTSTRAP_SERVERS}\n"
+        "debezium.sink.kafka.producer.key.serializer=org.apache.kafka.common.serialization.StringSerializer\n"
+        "debezium.sink.kafka.producer.security.protocol=SASL_SSL\n"
+        "debezium.sink.kafka.producer.sasl.mechanism=SCRAM-SHA-512\n"
+        "debezium.sink.kafka.producer.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule "
+        "required \\\n    username=\"relay\" password=\"${KAFKA_PASSWORD}\";\n"
+        "debezium.sink.kafka.producer.ssl.truststore.location=/certs/truststore.jks\n"
+        "debezium.source.connector.class=io.debezium.connector.postgresql.PostgresConnector\n"
+        "debezium.source.offset.storage.file.filename=data/offsets.dat\n"
+        "debezium.source.database.hostname=postgres\n"
+        "debezium.source.database.port=5432\n"
+        "debezium.source.database.user=postgres\n"
+        "debezium.source.database.password=${PG_PASSWORD:changeme}\n"
+        "debezium.source.database.dbname=app db\n"
+        "debezium.source.topic.prefix=app\n"
+        "debezium.source.table.include.list=public.outbox\n"
+        "debezium.source.plugin.name=pgoutput\n"
+        "debezium.transforms=outbox\n"
+        "debezium.transforms.outbox.type=io.debezium.transforms.outbox.EventRouter\n"
+        "debezium.transforms.outbox.route.tombstone.on.empty.payload=true\n"
+        "debezium.format.value=json\n"
+        "quarkus.log.console.json=false\n");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    ::setenv("PG_PASSWORD", "pg pass word", 1);
+    ::setenv("KAFKA_PASSWORD", "kafka-pass", 1);
+    const auto config = load(imported);
+    // Values with blanks, and references that may hold them, are quoted in the conninfo.
+    BOOST_TEST(config.postgres.conninfo == "host=postgres port=5432 user=postgres password='pg pass word' dbname='app db'");
+    BOOST_TEST(config.outbox.route_tombstone_on_empty_payload);
+    BOOST_TEST(kafka_property(config, "bootstrap.servers") == "kafka:9092");
+    BOOST_TEST(kafka_property(config, "sasl.mechanisms") == "SCRAM-SHA-512");
+    BOOST_TEST(kafka_property(config, "sasl.username") == "relay");
+    BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-pass");
+    BOOST_TEST(keys_not_imported(imported) ==
+                   (std::vector<std::string>{"offset.storage.file.filename", "topic.prefix", "debezium.format.value",
+                                             "extended.headers.enabled", "producer key.serializer",
+                                             "producer ssl.truststore.location", "quarkus.log.console.json"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(secrets_from_config_providers_are_listed_without_their_values) {
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.password": "${file:/secrets/pg.properties:password}",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"${file:/secrets/k:pw}\";",
+        "producer.override.ssl.truststore.password": "hunter2"
+    })");
+    BOOST_TEST(imported.yaml.find("database.password = ****") != std::string::npos);
+    BOOST_TEST(imported.yaml.find("hunter2") == std::string::npos);
+    BOOST_TEST(imported.yaml.find("/secrets/") == std::string::npos);
+    const auto config = load(imported);
+    BOOST_TEST(config.postgres.conninfo == "host=db");  // libpq reads PGPASSWORD or ~/.pgpass
+    BOOST_TEST(keys_not_imported(imported) ==
+                   (std::vector<std::string>{"database.password", "extended.headers.enabled",
+                                             "producer sasl.jaas.config", "producer ssl.truststore.password",
+                                             "bootstrap.servers"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_listed) {
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db",
+        "table.include.list": "public\\.outbox_.*",
+        "transforms": "route,unwrap",
+        "transforms.route.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.route.route.topic.replacement": "events.${routedByValue}",
+        "transforms.route.table.field.event.schema.version": "version",
+        "transforms.route.no.such.option": "x",
+        "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+        "topic.creation.default.partitions": "6"
+    })");
+    const auto config = load(imported);
+    BOOST_TEST(config.outbox.route_topic_replacement == "events.${routedByValue}");
+    BOOST_TEST(keys_not_imported(imported) ==
+                   (std::vector<std::string>{"transforms.route.table.field.event.schema.version",
+                                             "transforms.route.no.such.option", "transforms.unwrap.type",
+                                             "table.include.list", "topic.creation.default.partitions",
+                                             "extended.headers.enabled", "bootstrap.servers"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(what_is_not_a_postgresql_connector_is_refused_with_the_reason) {
+    BOOST_TEST(error_of(R"({"connector.class": "io.debezium.connector.mysql.MySqlConnector"})").find(
+                   "connector.class is io.debezium.connector.mysql.MySqlConnector; outbox-router reads PostgreSQL only") !=
+               std::string::npos);
+    BOOST_TEST(error_of(R"({"name": "x"})").find("no connector.class") != std::string::npos);
+    // Without database.* there is no conninfo to write: listed, and the router's load says so.
+    const auto bare = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector"})");
+    BOOST_TEST(keys_not_imported(bare) == (std::vector<std::string>{"extended.headers.enabled", "database.hostname", "bootstrap.servers"}),
+               boost::test_tools::per_element());
+    BOOST_CHECK_THROW(load(bare), outbox::ConfigError);
+    BOOST_TEST(error_of("{\"connector.class\": ").find("not valid JSON") != std::string::npos);
+    BOOST_TEST(error_of(R"({"connector.class": ["a"]})").find("connector: connector.class: expected a string") !=
+               std::string::npos);
+    BOOST_TEST(error_of("debezium.sink.type=pubsub\ndebezium.source.connector.class=x.PostgresConnector\n")
+                   .find("connector:1: debezium.sink.type is \"pubsub\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(java_properties_are_read_as_java_reads_them) {
+    const auto entries = parse_java_properties(
+        "# comment\n"
+        "  ! another\n"
+        "a=1\n"
+        "b : two words \n"
+        "c three\n"
+        "d\\ key=x\\ty\\u00e9\\uD83D\\uDE00\n"
+        "e=first \\\n"
+        "     second\\\\\n"
+        "f=\r\n"
+        "g=end \\\\\\\n"
+        "  more");
+    std::vector<std::string> shown;
+    for (const auto& e : entries) shown.push_back(std::to_string(e.line) + ":" + e.key + "=" + e.value);
+    BOOST_TEST(shown == (std::vector<std::string>{"3:a=1", "4:b=two words ", "5:c=three", "6:d key=x\ty\xc3\xa9\xf0\x9f\x98\x80",
+                                                  "7:e=first second\\", "9:f=", "10:g=end \\more"}),
+               boost::test_tools::per_element());
+}
