@@ -11,6 +11,7 @@
 #include "outbox/config/yaml_entries.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
+#include "outbox/config/topic_creation.hpp"
 #include "outbox/util/topic_name.hpp"
 
 namespace outbox::config {
@@ -366,7 +367,15 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     Location postgres_location{file_name, 0};
     Location kafka_location{file_name, 0};
     Location dead_letter_location{file_name, 0};
-    dispatch(entries_of(root, "", file_name),
+    std::vector<Entry> entries = entries_of(root, "", file_name);
+    std::vector<Entry> topic_creation;
+    std::erase_if(entries, [&](const Entry& e) {
+        if (e.name.rfind("topic.creation.", 0) != 0) return false;
+        topic_creation.push_back(e);
+        return true;
+    });
+    config.topic_creation = read_topic_creation(topic_creation, file_name);
+    dispatch(entries,
              {
                  {"postgres",
                   [&](const Entry& e) {

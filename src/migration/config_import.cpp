@@ -355,8 +355,10 @@ void Importer::import_connector_key(const Setting& s) {
     if (key == "extended.headers.enabled") return skip(s, "the router writes no __debezium.context.* headers");
     if (key == "schema.include.list" || key == "schema.whitelist")
         return skip(s, "the router takes exact tables: postgres.table.include.list");
-    if (starts_with(key, "topic.creation."))
-        return skip(s, "the router does not create topics: create them beforehand (or let the broker auto-create)");
+    if (starts_with(key, "topic.creation.")) {
+        top_.emplace_back(key, s.value);
+        return take(s);
+    }
     if (key == "max.batch.size" || key == "poll.interval.ms")
         return skip(s, "sizes Debezium's internal queue polling; the router hands each event over as it decodes it");
     if (starts_with(key, "offset.") || starts_with(key, "schema.history."))

@@ -66,7 +66,8 @@ HeaderList headers_of(const rd_kafka_message_t* message) {
 
 Deliveries::Deliveries(const config::Config& config, observability::Metrics& metrics, ack::AckTracker& tracker,
                        const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions)
-    : config_(config), metrics_(metrics), tracker_(tracker), sources_(sources), flush_(flush), transactions_(transactions) {}
+    : config_(config), metrics_(metrics), tracker_(tracker), sources_(sources), flush_(flush), transactions_(transactions),
+      topic_creator_(config.topic_creation) {}
 
 void Deliveries::use(kafka::Producer* producer) {
     producer_ = producer;
@@ -94,6 +95,7 @@ void Deliveries::produce_offsets_record(const kafka::Record& record) {
 
 void Deliveries::publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
                          const router::TransactionContext& context) {
+    topic_creator_.ensure(*producer_, record.topic);
     if (const auto out_of_range = partition_out_of_range(record, source, context)) {
         reject(*out_of_range, source, txn, context, std::string(record.topic), "route", headers_of(record));
         return;

@@ -95,6 +95,34 @@ BOOST_AUTO_TEST_CASE(an_event_for_a_missing_topic_is_a_clear_error_and_nothing_i
     BOOST_TEST(again.stop(SIGTERM) == 0);
 }
 
+// Kafka Connect's topic.creation.*: with auto-creation off on the broker, the first event to a
+// missing topic creates it with its group's settings instead of failing.
+BOOST_AUTO_TEST_CASE(topic_creation_makes_missing_topics_with_their_groups_settings) {
+    const auto db = create_outbox_database("tcreate");
+    RouterProcess router(work_dir(),
+                         router_config(db, "", "topic.creation.default.partitions: 2\n"
+                                               "topic.creation.default.replication.factor: 1\n"
+                                               "topic.creation.groups: audit\n"
+                                               "topic.creation.audit.include: 'created\\.event\\.Audit'\n"
+                                               "topic.creation.audit.partitions: 5\n"
+                                               "topic.creation.audit.cleanup.policy: compact\n",
+                                       "outbox:\n  route.topic.replacement: created.event.${routedByValue}\n"));
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 10, 4, "Order"));
+    sql.exec(outbox_rows_sql(10, 10, 4, "Audit"));
+    const auto orders = read_topic(kafka_servers(), "created.event.Order", 10);
+    const auto audits = read_topic(kafka_servers(), "created.event.Audit", 10);
+    BOOST_TEST(orders.size() == 10u);
+    BOOST_TEST(audits.size() == 10u);
+    BOOST_TEST(partitions_of(kafka_servers(), "created.event.Order") == 2);
+    BOOST_TEST(partitions_of(kafka_servers(), "created.event.Audit") == 5);
+    BOOST_TEST(topic_config(kafka_servers(), "created.event.Audit", "cleanup.policy") == "compact");
+    BOOST_TEST(topic_config(kafka_servers(), "created.event.Order", "cleanup.policy") == "delete");
+    BOOST_TEST(contains(router.output(), "creating topic \"created.event.Audit\" (topic.creation group \"audit\"): created"));
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(sasl_credentials_from_the_environment_deliver) {
     const auto db = create_outbox_database("sasl");
     const std::string topic = "sasl.events";

@@ -97,4 +97,34 @@ int partition_leader(const std::string& bootstrap_servers, const std::string& to
     }
 }
 
+int partitions_of(const std::string& bootstrap_servers, const std::string& topic) {
+    auto client = admin_client(bootstrap_servers);
+    return static_cast<int>(leaders(client.get(), topic).size());
+}
+
+std::string topic_config(const std::string& bootstrap_servers, const std::string& topic, const std::string& name) {
+    auto client = admin_client(bootstrap_servers);
+    rd_kafka_ConfigResource_t* resource = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+    rd_kafka_queue_t* queue = rd_kafka_queue_new(client.get());
+    rd_kafka_DescribeConfigs(client.get(), &resource, 1, nullptr, queue);
+    std::unique_ptr<rd_kafka_event_t, EventDeleter> event(rd_kafka_queue_poll(queue, 10000));
+    rd_kafka_ConfigResource_destroy(resource);
+    std::string value;
+    if (event && !rd_kafka_event_error(event.get())) {
+        size_t count = 0;
+        const auto** resources =
+            rd_kafka_DescribeConfigs_result_resources(rd_kafka_event_DescribeConfigs_result(event.get()), &count);
+        for (size_t r = 0; r < count; ++r) {
+            size_t entries = 0;
+            const auto** configs = rd_kafka_ConfigResource_configs(resources[r], &entries);
+            for (size_t i = 0; i < entries; ++i)
+                if (name == rd_kafka_ConfigEntry_name(configs[i]) && rd_kafka_ConfigEntry_value(configs[i]))
+                    value = rd_kafka_ConfigEntry_value(configs[i]);
+        }
+    }
+    event.reset();
+    rd_kafka_queue_destroy(queue);
+    return value;
+}
+
 }  // namespace outbox::test

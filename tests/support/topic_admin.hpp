@@ -16,4 +16,9 @@ void create_topic(const std::string& bootstrap_servers, const std::string& topic
 int partition_leader(const std::string& bootstrap_servers, const std::string& topic, int partition,
                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// How many partitions `topic` has (0 when the cluster does not know it).
+int partitions_of(const std::string& bootstrap_servers, const std::string& topic);
+// The value of one of `topic`'s configs as the broker describes it ("" when it cannot say).
+std::string topic_config(const std::string& bootstrap_servers, const std::string& topic, const std::string& name);
+
 }  // namespace outbox::test

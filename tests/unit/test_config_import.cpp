@@ -210,15 +210,23 @@ BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_lis
         "transforms.route.table.field.event.schema.version": "version",
         "transforms.route.no.such.option": "x",
         "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
-        "topic.creation.default.partitions": "6"
+        "topic.creation.default.partitions": "6",
+        "topic.creation.default.replication.factor": "3",
+        "topic.creation.groups": "compacted",
+        "topic.creation.compacted.include": "events\\..*",
+        "topic.creation.compacted.cleanup.policy": "compact"
     })");
     const auto config = load(imported);
+    BOOST_TEST(config.topic_creation.enabled);
+    BOOST_REQUIRE(config.topic_creation.groups.size() == 2u);
+    BOOST_TEST(config.topic_creation.groups[0].include == (std::vector<std::string>{"events\\..*"}));
+    BOOST_TEST(config.topic_creation.groups[1].partitions == 6);
     BOOST_TEST(config.outbox.route_topic_replacement == "events.${routedByValue}");
     BOOST_TEST(keys_not_imported(imported) ==
                    (std::vector<std::string>{"transforms.route.table.field.event.schema.version",
                                              "transforms.route.no.such.option", "transforms.unwrap.type",
-                                             "table.include.list", "topic.creation.default.partitions",
-                                             "extended.headers.enabled", "bootstrap.servers"}),
+                                             "table.include.list", "extended.headers.enabled",
+                                             "bootstrap.servers"}),
                boost::test_tools::per_element());
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "outbox/util/log.hpp"
@@ -128,6 +129,26 @@ enum class DeliveryGuarantee {
     exactly_once,   // Kafka transactions with the position stored in the offsets topic
 };
 
+// One of Kafka Connect's topic creation groups (KIP-158): which topics it takes (Java regexes
+// matched against the whole name; the default group takes every topic) and how they are made.
+struct TopicCreationGroup {
+    std::string name;  // "default" for the default group
+    std::vector<std::string> include;
+    std::vector<std::string> exclude;
+    int partitions = -1;          // -1: the broker's num.partitions
+    int replication_factor = -1;  // -1: the broker's default.replication.factor
+    std::vector<std::pair<std::string, std::string>> configs;  // topic configs, e.g. cleanup.policy
+    Location location;
+};
+
+// Kafka Connect's `topic.creation.*`: on when the default group's partitions and replication
+// factor are both given (and topic.creation.enable is not false). Named groups in
+// topic.creation.groups order, then the default group.
+struct TopicCreation {
+    bool enabled = false;
+    std::vector<TopicCreationGroup> groups;
+};
+
 struct Config {
     std::string source_file;
     PostgresSettings postgres;
@@ -151,6 +172,7 @@ struct Config {
     long transaction_max_events = 50000;
     long transaction_max_bytes = 16L * 1024 * 1024;
     int transaction_max_ms = 500;
+    TopicCreation topic_creation;  // Kafka Connect's topic.creation.*
     MetricsSettings metrics;
     LogSettings log;
 };

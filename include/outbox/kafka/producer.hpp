@@ -90,6 +90,14 @@ public:
     // the cluster does not say within `timeout_ms` (the topic may not exist yet).
     std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms);
 
+    // CreateTopics for one topic (-1: the broker's default partitions or replication factor).
+    struct CreateOutcome {
+        rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+        std::string message;
+    };
+    CreateOutcome create_topic(std::string_view topic, int partitions, int replication_factor,
+                               const std::vector<std::pair<std::string, std::string>>& configs, int timeout_ms);
+
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
     std::string check_metadata(int timeout_ms) const;
 

@@ -11,6 +11,7 @@
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/producer.hpp"
+#include "outbox/kafka/topic_creator.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pipeline/caught_up_flush.hpp"
 #include "outbox/pipeline/dead_letter.hpp"
@@ -78,6 +79,7 @@ private:
     const OutboxSources& sources_;
     CaughtUpFlush& flush_;
     KafkaTransactions* const transactions_;
+    kafka::TopicCreator topic_creator_;  // topic.creation.*: topics made before their first record
     kafka::Producer* producer_ = nullptr;
 
     // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "outbox/config/config.hpp"
+#include "outbox/kafka/producer.hpp"
+#include "outbox/kafka/topic_creation_rules.hpp"
+
+namespace outbox::kafka {
+
+// Kafka Connect's topic.creation.*: before the first record to a topic, the topic is created
+// with its group's partitions, replication factor and configs (CreateTopics; one that exists
+// already is left as it is), and the router waits until the cluster's metadata has it.
+class TopicCreator {
+public:
+    explicit TopicCreator(const config::TopicCreation& creation) : rules_(creation) {}
+
+    bool enabled() const { return rules_.enabled(); }
+    // Throws DefiniteError naming the topic and group when Kafka refuses to create it, and
+    // TransientError when the cluster does not answer in time.
+    void ensure(Producer& producer, std::string_view topic);
+
+private:
+    TopicCreationRules rules_;
+    std::set<std::string, std::less<>> ready_;
+};
+
+}  // namespace outbox::kafka
