@@ -1,19 +1,24 @@
 // outbox-bench-drain: runs one consumer of a replication slot (outbox-router, or pg_recvlogical
 // for the decode floor) over a prepared backlog and measures it from outside:
 //
-//   outbox-bench-drain --conninfo STR --slot NAME --end-lsn LSN [--until confirmed|exit]
-//                      [--poll-ms 5] [--log FILE] [--kafka-pid PID] -- COMMAND ARGS...
+//   outbox-bench-drain --conninfo STR --slot NAME --end-lsn LSN [--until confirmed|exit|records]
+//                      [--poll-ms 5] [--log FILE] [--kafka-pid PID] [--marker TEXT]
+//                      [--bootstrap B --topics T1,T2,... --records N] -- COMMAND ARGS...
 //
 //   --until confirmed  done when the slot's confirmed_flush_lsn reaches LSN (the router confirms a
 //                      position only after Kafka acknowledged every event before it); the command
 //                      is then stopped with SIGTERM.
 //   --until exit       done when the command exits by itself (pg_recvlogical --start -E LSN).
+//   --until records    done when --topics on --bootstrap hold --records records (sum of high
+//                      watermarks): for a relay that confirms its slot on its own schedule
+//                      (Debezium, at its offset flush), the same rule for both sides.
 //
 // One libpq connection polls pg_replication_slots every --poll-ms (a few hundred microseconds of
 // server CPU per poll; the previous script forked psql every 20 ms, which cost a measurable share
 // of a 2-core machine). Prints one line of key=value figures:
 //   wall_s           command start (fork) to done
-//   streaming_s      the router's "streaming from slot" log line to done (router only)
+//   streaming_s      the command's --marker output line (default: the router's "streaming from
+//                    slot") to done
 //   cpu_s user_s sys_s  the command's CPU (all threads), read from /proc just before SIGTERM or
 //                    from wait4() when it exited by itself
 //   peak_rss_kib     VmHWM (or ru_maxrss after exit)
@@ -31,10 +36,13 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
+#include <vector>
 #include <iostream>
 #include <string>
 
 #include "bench_util.hpp"
+#include "topic_counter.hpp"
 
 using namespace outbox::bench;
 
@@ -44,10 +52,27 @@ int main(int argc, char** argv) try {
     const std::string conninfo = args.required("conninfo");
     const std::string slot = args.required("slot");
     const std::string end_lsn = args.required("end-lsn");
-    const bool until_exit = args.get("until", "confirmed") == "exit";
+    const std::string until = args.get("until", "confirmed");
+    const bool until_exit = until == "exit";
+    const bool until_records = until == "records";
+    const std::string marker = args.get("marker", "streaming from slot");
     const int poll_ms = static_cast<int>(args.number("poll-ms", 5));
     const pid_t kafka_pid = static_cast<pid_t>(args.number("kafka-pid", 0));
     const std::string log_path = args.get("log", "/dev/null");
+
+    std::unique_ptr<TopicCounter> counter;
+    long long records_wanted = 0;
+    if (until_records) {
+        std::vector<std::string> topics;
+        const std::string list = args.required("topics");
+        for (std::size_t start = 0; start <= list.size();) {
+            const auto comma = std::min(list.find(',', start), list.size());
+            topics.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+        counter = std::make_unique<TopicCounter>(args.required("bootstrap"), topics);
+        records_wanted = static_cast<long long>(args.number("records", 0));
+    }
 
     PGconn* db = PQconnectdb(conninfo.c_str());
     if (PQstatus(db) != CONNECTION_OK) throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(db));
@@ -87,7 +112,7 @@ int main(int argc, char** argv) try {
             std::fwrite(buffer, 1, static_cast<std::size_t>(n), log);
             if (streaming_at == 0) {
                 partial.append(buffer, static_cast<std::size_t>(n));
-                if (partial.find("streaming from slot") != std::string::npos) streaming_at = mono_us();
+                if (partial.find(marker) != std::string::npos) streaming_at = mono_us();
                 if (partial.size() > 65536) partial.erase(0, partial.size() - 1024);
             }
         }
@@ -112,8 +137,8 @@ int main(int argc, char** argv) try {
             const double cpu = proc_cpu_seconds(walsender);
             if (cpu >= 0) walsender_cpu = cpu;
         }
-        if (until_exit ? exited : confirmed) done_at = mono_us();
-        if (!until_exit && exited) {
+        if (until_exit ? exited : until_records ? counter->records() >= records_wanted : confirmed) done_at = mono_us();
+        if (!until_exit && exited && done_at == 0) {
             std::fflush(log);
             throw std::runtime_error("the command exited before the slot reached " + end_lsn + " (see " + log_path + ")");
         }
