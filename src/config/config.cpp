@@ -355,6 +355,43 @@ void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_loca
 
 
 
+// Where the record format was set, and the schemas.enable flags, for the checks made once every
+// key is read.
+struct FormatLocations {
+    Location key;
+    Location value;
+    bool key_schemas;  // JsonConverter's schemas.enable, true unless set
+    bool value_schemas;
+    Location context_headers;
+};
+
+config::Converter converter(const Entry& e, Location& where) {
+    where = e.location;
+    return enum_option<Converter>(e, {{"org.apache.kafka.connect.storage.stringconverter", Converter::string},
+                                      {"org.apache.kafka.connect.json.jsonconverter", Converter::json},
+                                      {"org.apache.kafka.connect.converters.bytearrayconverter", Converter::bytes},
+                                      {"io.debezium.converters.binarydataconverter", Converter::bytes}},
+                                  "converter");
+}
+
+// Headers are written as SimpleHeaderConverter writes them (StringConverter's bytes are the same).
+void header_converter(const Entry& e) {
+    enum_option<int>(e, {{"org.apache.kafka.connect.storage.simpleheaderconverter", 0},
+                         {"org.apache.kafka.connect.storage.stringconverter", 0}},
+                     "header converter");
+}
+
+void check_record_format(const RecordFormat& format, const FormatLocations& at) {
+    if (format.key == Converter::json && at.key_schemas)
+        fail(at.key, "key.converter: JsonConverter with schemas (its default schemas.enable=true) is not supported; "
+                     "set key.converter.schemas.enable: false");
+    if (format.value == Converter::json && at.value_schemas)
+        fail(at.value, "value.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
+                       "supported; set value.converter.schemas.enable: false");
+    if (format.context_headers && format.topic_prefix.empty())
+        fail(at.context_headers, "extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
+}
+
 }  // namespace
 
 Config parse_config(const std::string& yaml_text, const std::string& file_name) {
@@ -367,6 +404,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     Location postgres_location{file_name, 0};
     Location kafka_location{file_name, 0};
     Location dead_letter_location{file_name, 0};
+    FormatLocations format_locations{{file_name, 0}, {file_name, 0}, true, true, {file_name, 0}};
     std::vector<Entry> entries = entries_of(root, "", file_name);
     std::vector<Entry> topic_creation;
     std::erase_if(entries, [&](const Entry& e) {
@@ -406,10 +444,24 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"transaction.max.events", [&](const Entry& e) { config.transaction_max_events = integer_at_least(e, 1); }},
                  {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
                  {"transaction.max.ms", [&](const Entry& e) { config.transaction_max_ms = integer_at_least(e, 1); }},
+                 {"key.converter", [&](const Entry& e) { config.format.key = converter(e, format_locations.key); }},
+                 {"value.converter", [&](const Entry& e) { config.format.value = converter(e, format_locations.value); }},
+                 {"key.converter.schemas.enable",
+                  [&](const Entry& e) { format_locations.key_schemas = boolean_option(e); }},
+                 {"value.converter.schemas.enable",
+                  [&](const Entry& e) { format_locations.value_schemas = boolean_option(e); }},
+                 {"header.converter", [&](const Entry& e) { header_converter(e); }},
+                 {"extended.headers.enabled",
+                  [&](const Entry& e) {
+                      config.format.context_headers = boolean_option(e);
+                      format_locations.context_headers = e.location;
+                  }},
+                 {"topic.prefix", [&](const Entry& e) { config.format.topic_prefix = non_empty_text(e); }},
                  {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });
 
+    check_record_format(config.format, format_locations);
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != ErrorTolerance::all)
         fail(dead_letter_location, "errors.deadletterqueue.topic.name needs errors.tolerance: all");

@@ -110,11 +110,9 @@ public:
     ImportedConfig run(const std::string& source_description) {
         check_connector_class();
         import_transforms();
+        import_record_format();
         for (const auto& key : order_)
             if (!handled_.count(key)) import_connector_key(*latest_.at(key));
-        if (!get("extended.headers.enabled"))
-            not_imported_.push_back({"(Debezium's default)", "extended.headers.enabled", "true",
-                                     "Debezium adds __debezium.context.* headers to every record; the router does not"});
         if (conninfo_.empty())
             not_imported_.push_back({"(not given)", "database.hostname", "",
                                      "no database.* settings: write postgres.conninfo (a libpq connection string)"});
@@ -156,6 +154,8 @@ private:
     }
 
     void import_transforms();
+    void import_record_format();
+    void import_converter(const std::string& which);
     void import_event_router(const std::string& name, std::vector<const Setting*> options);
     void import_connector_key(const Setting& s);
     void import_tables(const Setting& s);
@@ -251,6 +251,51 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
     }
 }
 
+// key.converter or value.converter (and its schemas.enable) to the router's same keys, when the
+// router writes that converter's bytes.
+void Importer::import_converter(const std::string& which) {
+    const Setting* converter = get(which);
+    if (!converter) return;
+    const Setting* schemas = get(which + ".schemas.enable");
+    const std::string& name = converter->value;
+    if (name == "org.apache.kafka.connect.storage.StringConverter") {
+        take(*converter);
+    } else if (name == "org.apache.kafka.connect.json.JsonConverter") {
+        if (!schemas || lower(schemas->value) != "false") return;  // listed later: schemas are not written
+        top_.emplace_back(which, name);
+        top_.emplace_back(which + ".schemas.enable", "false");
+        take(*converter);
+        take(*schemas);
+    } else if (name == "org.apache.kafka.connect.converters.ByteArrayConverter" ||
+               name == "io.debezium.converters.BinaryDataConverter") {
+        top_.emplace_back(which, name);
+        take(*converter);
+    }
+}
+
+// Converters, and Debezium's context headers: on unless extended.headers.enabled is false, and
+// then named after topic.prefix.
+void Importer::import_record_format() {
+    import_converter("key.converter");
+    import_converter("value.converter");
+    if (const Setting* header = get("header.converter");
+        header && (header->value == "org.apache.kafka.connect.storage.SimpleHeaderConverter" ||
+                   header->value == "org.apache.kafka.connect.storage.StringConverter"))
+        take(*header);
+    const Setting* extended = get("extended.headers.enabled");
+    if (extended) take(*extended);
+    if (extended && lower(extended->value) == "false") return;
+    const Setting* prefix = get("topic.prefix") ? get("topic.prefix") : get("database.server.name");
+    if (!prefix) {
+        not_imported_.push_back({"(Debezium's default)", "extended.headers.enabled", "true",
+                                 "Debezium's context headers are named after topic.prefix, which is not given"});
+        return;
+    }
+    top_.emplace_back("extended.headers.enabled", "true");
+    top_.emplace_back("topic.prefix", prefix->value);
+    take(*prefix);
+}
+
 void Importer::import_tables(const Setting& s) {
     std::string tables;
     for (const auto& item : split_commas(s.value)) {
@@ -306,7 +351,7 @@ void Importer::import_connector_key(const Setting& s) {
     if (key == "name" || key == "tasks.max" || key == "tombstones.on.delete" ||
         (key == "plugin.name" && value == "pgoutput") ||
         (key == "snapshot.mode" && (value == "no_data" || value == "never")) ||
-        (key == "extended.headers.enabled" && value == "false") || (key == "transaction.boundary" && value == "poll"))
+        (key == "transaction.boundary" && value == "poll"))
         return take(s);  // the router's behaviour already
     if (key == "errors.tolerance" || key == "errors.deadletterqueue.topic.name") {
         top_.emplace_back(key, s.value);
@@ -326,19 +371,11 @@ void Importer::import_connector_key(const Setting& s) {
         top_.emplace_back("max.inflight.bytes", s.value);
         return take(s);
     }
-    if ((key == "key.converter" && s.value == "org.apache.kafka.connect.storage.StringConverter") ||
-        (key == "header.converter" && s.value == "org.apache.kafka.connect.storage.SimpleHeaderConverter") ||
-        (key == "value.converter" && (s.value == "org.apache.kafka.connect.storage.StringConverter" ||
-                                      (s.value == "org.apache.kafka.connect.json.JsonConverter" &&
-                                       lower(value_of("value.converter.schemas.enable", "true")) == "false"))))
-        return take(s);
-    if (key == "value.converter.schemas.enable" && value == "false" &&
-        value_of("value.converter") == "org.apache.kafka.connect.json.JsonConverter")
-        return take(s);
     if (starts_with(key, "key.converter") || starts_with(key, "value.converter") ||
         starts_with(key, "header.converter") || starts_with(key, "debezium.format."))
-        return skip(s, "the router writes what StringConverter writes for a string value and JsonConverter without "
-                       "schemas for a structure (docs/configuration.md, \"Debezium's bytes\")");
+        return skip(s, "the router writes the bytes of StringConverter, JsonConverter without schemas and "
+                       "ByteArrayConverter, with SimpleHeaderConverter's headers (docs/configuration.md, "
+                       "\"Debezium's bytes\")");
     if (key == "topic.prefix" || key == "database.server.name")
         return skip(s, "names Debezium's own topics (change events, heartbeats, messages); the EventRouter's topics "
                        "do not use it and the router writes no others");
@@ -352,7 +389,6 @@ void Importer::import_connector_key(const Setting& s) {
         key == "interval.handling.mode" || key == "hstore.handling.mode")
         return skip(s, "the router writes column values as PostgreSQL prints them (numbers as JSON numbers, times as "
                        "ISO text in UTC, bytea as Base64): docs/configuration.md, \"The record\"");
-    if (key == "extended.headers.enabled") return skip(s, "the router writes no __debezium.context.* headers");
     if (key == "schema.include.list" || key == "schema.whitelist")
         return skip(s, "the router takes exact tables: postgres.table.include.list");
     if (starts_with(key, "topic.creation.")) {

@@ -64,13 +64,15 @@ struct EventRouter::Row {
     }
 };
 
-EventRouter::EventRouter(const config::OutboxSettings& settings)
+EventRouter::EventRouter(const config::OutboxSettings& settings, const config::RecordFormat& format, std::string run_id)
     : settings_(settings),
+      format_(format),
+      run_id_(std::move(run_id)),
       topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
               settings.route_topic_replacement_location),
       expansion_{settings.json_null_behavior, settings.json_empty_array_behavior},
       header_scratch_(settings.additional_fields.size()) {
-    headers_.reserve(1 + settings.additional_fields.size());
+    headers_.reserve(5 + settings.additional_fields.size());
     for (const auto& field : settings.additional_fields) {
         std::string key;
         if (field.placement == config::Placement::envelope) {
@@ -143,11 +145,51 @@ std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
     return payload;
 }
 
+// The key as key.converter writes it: StringConverter the text (raw bytes for bytea), JsonConverter
+// a typed JSON value, ByteArrayConverter only a bytea column's bytes (Connect fails on anything else).
+std::optional<std::string_view> EventRouter::formatted_key(const Row& row) {
+    if (format_.key == config::Converter::string) return row.key;
+    // JsonConverter writes a NULL of the column's (optional) schema as JSON null.
+    if (!row.key) return format_.key == config::Converter::json ? std::optional<std::string_view>("null") : row.key;
+    const BoundColumn& column = row.table.key;
+    if (format_.key == config::Converter::bytes) {
+        if (column.type != ValueType::bytea)
+            throw row.invalid(column.name, kKeyOption,
+                              std::string("key.converter ByteArrayConverter writes only bytes, and the value is ") +
+                                  value_type_name(column.type));
+        return row.key;
+    }
+    key_json_scratch_.clear();
+    append_json_value(key_json_scratch_, column.type, *row.text(column), bytes_scratch_);
+    return key_json_scratch_;
+}
+
+// A headers-only value as value.converter writes it (expanded payloads are JSON already). A
+// tombstone never comes here: it has no schema, and JsonConverter writes it as no bytes.
+std::optional<std::string_view> EventRouter::formatted_value(const Row& row, std::optional<std::string_view> payload_text,
+                                                             std::optional<std::string_view> value) {
+    if (format_.value == config::Converter::string) return value;
+    if (!value) return format_.value == config::Converter::json ? std::optional<std::string_view>("null") : value;
+    const BoundColumn& column = row.table.payload;
+    if (format_.value == config::Converter::bytes) {
+        if (column.type != ValueType::bytea)
+            throw row.invalid(column.name, kPayloadOption,
+                              std::string("value.converter ByteArrayConverter writes only bytes, and the value is ") +
+                                  value_type_name(column.type));
+        return value;
+    }
+    if (value->data() == expanded_scratch_.data()) return value;
+    value_json_scratch_.clear();
+    append_json_value(value_json_scratch_, column.type, *payload_text, bytes_scratch_);
+    return value_json_scratch_;
+}
+
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
     Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt};
     OutboxRecord record;
     const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
-    record.key = row.key = converted(row, table.key, kKeyOption, key_scratch_);
+    row.key = converted(row, table.key, kKeyOption, key_scratch_);
+    record.key = row.key = formatted_key(row);
     const auto payload_text = row.text(table.payload);
     row.payload = converted(row, table.payload, kPayloadOption, payload_scratch_);
     if (const auto id_text = row.text(table.id)) {
@@ -155,6 +197,13 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         if (!row.id) throw row.invalid(table.id.name, kIdOption, "the bytea text cannot be decoded");
     }
     headers_.clear();
+    if (format_.context_headers) {
+        // Debezium's, in its order, before the EventRouter's own.
+        headers_.push_back({"__debezium.context.connectorLogicalName", format_.topic_prefix});
+        headers_.push_back({"__debezium.context.taskId", "0"});
+        headers_.push_back({"__debezium.context.connectorName", "postgresql"});
+        headers_.push_back({"__debezium.context.runId", run_id_});
+    }
     headers_.push_back({"id", row.id});
 
     if (!route_by)
@@ -173,6 +222,10 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         !row.payload || (table.payload.type == ValueType::bytea ? row.payload->empty() : is_blank(*row.payload));
     const bool tombstone = settings_.route_tombstone_on_empty_payload && empty_payload;
     const bool build_envelope = envelope_ && !tombstone;
+    if (build_envelope && format_.value == config::Converter::bytes)
+        throw row.invalid(table.payload.name, kPlacementOption,
+                          "value.converter ByteArrayConverter writes only bytes, and envelope placements make a "
+                          "structure");
     if (build_envelope) {
         value_scratch_.assign("{\"payload\":");
         append_payload_json(row, payload_text);
@@ -221,7 +274,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         value_scratch_ += '}';
         record.value = value_scratch_;
     } else if (!tombstone) {
-        record.value = headers_only_value(row, payload_text, row.payload);
+        record.value = formatted_value(row, payload_text, headers_only_value(row, payload_text, row.payload));
     }
     return record;
 }

@@ -1,6 +1,8 @@
 #include "outbox/router/outbox_router.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 
 #include "outbox/router/event_router.hpp"
 #include "outbox/router/message_row.hpp"
@@ -30,13 +32,29 @@ void check_overrides(const config::Config& config) {
                               table_override.table.qualified() + " is not in postgres.table.include.list");
 }
 
+// A version 4 UUID in its text form: this process run's id in Debezium's context headers.
+std::string random_uuid() {
+    std::random_device device;
+    std::mt19937_64 generator((static_cast<std::uint64_t>(device()) << 32) ^ device());
+    std::uint64_t high = generator(), low = generator();
+    high = (high & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
+    low = (low & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
+    char text[37];
+    std::snprintf(text, sizeof text, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(high >> 32),
+                  static_cast<unsigned>((high >> 16) & 0xFFFF), static_cast<unsigned>(high & 0xFFFF),
+                  static_cast<unsigned>(low >> 48), static_cast<unsigned long long>(low & 0xFFFFFFFFFFFFULL));
+    return text;
+}
+
 }  // namespace
 
 struct OutboxRouter::Impl {
-    explicit Impl(const config::Config& config) : config(config), shared(config.outbox) {
+    explicit Impl(const config::Config& config)
+        : config(config), run_id(random_uuid()), shared(config.outbox, config.format, run_id) {
         check_overrides(config);
         for (const auto& table_override : config.outbox.table_overrides)
-            overrides.emplace_back(table_override.table, std::make_unique<EventRouter>(table_override.settings));
+            overrides.emplace_back(table_override.table,
+                                   std::make_unique<EventRouter>(table_override.settings, config.format, run_id));
         for (const auto& prefix : config.outbox.message_prefixes)
             messages.push_back(OutboxTable::for_message_prefix(prefix));
     }
@@ -54,6 +72,7 @@ struct OutboxRouter::Impl {
     }
 
     const config::Config& config;
+    const std::string run_id;
     EventRouter shared;
     std::vector<std::pair<config::TableName, std::unique_ptr<EventRouter>>> overrides;
     std::vector<OutboxTable> messages;  // one per watched prefix, re-bound for every message

@@ -49,10 +49,11 @@ inline std::vector<pgoutput::RelationColumn> debezium_columns() {
 class TableFixture {
 public:
     explicit TableFixture(std::vector<pgoutput::RelationColumn> columns = debezium_columns(),
-                          config::OutboxSettings settings = {})
+                          config::OutboxSettings settings = {}, config::RecordFormat format = {})
         : columns_(std::move(columns)),
           settings_(std::move(settings)),
-          router_(settings_),
+          format_(std::move(format)),
+          router_(settings_, format_, "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"),
           table_(bind_outbox_table({"public", "outbox"}, relation(), settings_)) {}
 
     pgoutput::Relation relation() const { return {16384, "public", "outbox", 'd', columns_}; }
@@ -67,6 +68,7 @@ public:
 private:
     std::vector<pgoutput::RelationColumn> columns_;
     config::OutboxSettings settings_;
+    config::RecordFormat format_;
     EventRouter router_;
     OutboxTable table_;
     std::vector<pgoutput::ColumnValue> row_;

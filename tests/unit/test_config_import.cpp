@@ -75,10 +75,12 @@ BOOST_AUTO_TEST_CASE(debeziums_outbox_example_imports_to_a_config_the_router_loa
     BOOST_TEST(config.outbox.route_topic_replacement == "${routedByValue}.events");
     BOOST_TEST(config.outbox.field_event_timestamp == "timestamp");
     BOOST_TEST(kafka_property(config, "bootstrap.servers") == "kafka:9092");
+    // Debezium's default context headers, named after the (pre-2.0) server name.
+    BOOST_TEST(config.format.context_headers);
+    BOOST_TEST(config.format.topic_prefix == "dbserver1");
     // Listed, in file order, with the missing bootstrap.servers last.
     BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"database.server.name", "schema.whitelist", "extended.headers.enabled",
-                                             "bootstrap.servers"}),
+                   (std::vector<std::string>{"schema.whitelist", "bootstrap.servers"}),
                boost::test_tools::per_element());
     BOOST_TEST(imported.yaml.find("# Not imported:") != std::string::npos);
 }
@@ -133,7 +135,7 @@ BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overr
     BOOST_TEST(kafka_property(config, "linger.ms") == "20");  // the connector's override wins
     BOOST_TEST(kafka_property(config, "message.max.bytes") == "2097152");
     BOOST_TEST(kafka_property(config, "compression.type") == "zstd");
-    BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"topic.prefix", "extended.headers.enabled", "plugin.path"}),
+    BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"plugin.path"}),
                boost::test_tools::per_element());
 }
 
@@ -174,9 +176,9 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
     BOOST_TEST(kafka_property(config, "sasl.username") == "relay");
     BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-pass");
     BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"offset.storage.file.filename", "topic.prefix", "debezium.format.value",
-                                             "extended.headers.enabled", "producer key.serializer",
-                                             "producer ssl.truststore.location", "quarkus.log.console.json"}),
+                   (std::vector<std::string>{"offset.storage.file.filename", "debezium.format.value",
+                                             "producer key.serializer", "producer ssl.truststore.location",
+                                             "quarkus.log.console.json"}),
                boost::test_tools::per_element());
 }
 
@@ -193,7 +195,7 @@ BOOST_AUTO_TEST_CASE(secrets_from_config_providers_are_listed_without_their_valu
     const auto config = load(imported);
     BOOST_TEST(config.postgres.conninfo == "host=db");  // libpq reads PGPASSWORD or ~/.pgpass
     BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"database.password", "extended.headers.enabled",
+                   (std::vector<std::string>{"extended.headers.enabled", "database.password",
                                              "producer sasl.jaas.config", "producer ssl.truststore.password",
                                              "bootstrap.servers"}),
                boost::test_tools::per_element());
@@ -225,7 +227,7 @@ BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_lis
     BOOST_TEST(keys_not_imported(imported) ==
                    (std::vector<std::string>{"transforms.route.table.field.event.schema.version",
                                              "transforms.route.no.such.option", "transforms.unwrap.type",
-                                             "table.include.list", "extended.headers.enabled",
+                                             "extended.headers.enabled", "table.include.list",
                                              "bootstrap.servers"}),
                boost::test_tools::per_element());
 }

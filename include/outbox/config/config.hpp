@@ -129,6 +129,22 @@ enum class DeliveryGuarantee {
     exactly_once,   // Kafka transactions with the position stored in the offsets topic
 };
 
+// The Kafka Connect converter whose bytes the router writes for keys or values.
+enum class Converter {
+    string,  // StringConverter (the default): text as is; a structure as compact JSON
+    json,    // JsonConverter with schemas.enable=false: every value as JSON
+    bytes,   // ByteArrayConverter (or Debezium's BinaryDataConverter): bytea columns' raw bytes only
+};
+
+// What Kafka Connect adds to the EventRouter's record: its converters and Debezium's context
+// headers (extended.headers.enabled).
+struct RecordFormat {
+    Converter key = Converter::string;
+    Converter value = Converter::string;
+    bool context_headers = false;
+    std::string topic_prefix;  // topic.prefix: the context headers' connectorLogicalName
+};
+
 // One of Kafka Connect's topic creation groups (KIP-158): which topics it takes (Java regexes
 // matched against the whole name; the default group takes every topic) and how they are made.
 struct TopicCreationGroup {
@@ -173,6 +189,7 @@ struct Config {
     long transaction_max_bytes = 16L * 1024 * 1024;
     int transaction_max_ms = 500;
     TopicCreation topic_creation;  // Kafka Connect's topic.creation.*
+    RecordFormat format;           // key.converter, value.converter, extended.headers.enabled
     MetricsSettings metrics;
     LogSettings log;
 };

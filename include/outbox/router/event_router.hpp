@@ -20,8 +20,9 @@ namespace outbox::router {
 // storage the records point into, so routing a row allocates nothing in the common case.
 class EventRouter {
 public:
-    // Throws ConfigError for an invalid route.topic.regex or route.topic.replacement.
-    explicit EventRouter(const config::OutboxSettings& settings);
+    // Throws ConfigError for an invalid route.topic.regex or route.topic.replacement. `run_id`
+    // is the context headers' runId (one per process, as Debezium's is one per task run).
+    EventRouter(const config::OutboxSettings& settings, const config::RecordFormat& format, std::string run_id);
     EventRouter(const EventRouter&) = delete;
     EventRouter& operator=(const EventRouter&) = delete;
 
@@ -41,14 +42,21 @@ private:
     std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text,
                                                        std::optional<std::string_view> payload);
     bool expanded(const Row& row, std::string_view payload_text);
+    std::optional<std::string_view> formatted_key(const Row& row);
+    std::optional<std::string_view> formatted_value(const Row& row, std::optional<std::string_view> payload_text,
+                                                    std::optional<std::string_view> value);
 
     const config::OutboxSettings& settings_;
+    const config::RecordFormat& format_;
+    const std::string run_id_;
     TopicRouter topics_;
     JsonExpansion expansion_;
     bool envelope_ = false;                   // some field has placement envelope
     std::vector<std::string> envelope_keys_;  // `,"alias":` per additional field
     std::string route_scratch_;
     std::string key_scratch_;
+    std::string key_json_scratch_;
+    std::string value_json_scratch_;
     std::string id_scratch_;
     std::string payload_scratch_;
     std::string value_scratch_;
