@@ -24,8 +24,6 @@ rows=${1:-200000}
 per_txn=${2:-1000}
 bench_init "debezium-$rows-$per_txn"
 machine
-libs=$build/debezium-runtime/libs
-[ -d "$libs" ] || { echo "missing $libs: build first (make build)" >&2; exit 1; }
 
 pg_start
 outbox_setup
@@ -44,24 +42,6 @@ for ((t = 0; t < 10; t++)); do
   names+=("outbox.event.Aggregate$t")
 done
 topic_list=$(IFS=,; echo "${names[*]}")
-
-debezium_files() {  # SLOT DIR
-  local slot=$1 dir=$2
-  mkdir -p "$dir"
-  printf '%s\n' "bootstrap.servers=$kafka_addr" \
-    "key.converter=org.apache.kafka.connect.storage.StringConverter" \
-    "value.converter=org.apache.kafka.connect.storage.StringConverter" \
-    "offset.storage.file.filename=$dir/offsets" "offset.flush.interval.ms=1000" \
-    "listeners=http://127.0.0.1:$(free_port)" >"$dir/worker.properties"
-  printf '%s\n' "name=$slot" "connector.class=io.debezium.connector.postgresql.PostgresConnector" "tasks.max=1" \
-    "plugin.name=pgoutput" "database.hostname=127.0.0.1" "database.port=$port" "database.user=postgres" \
-    "database.dbname=postgres" "topic.prefix=$slot" "slot.name=$slot" "publication.name=bench" \
-    "publication.autocreate.mode=disabled" "table.include.list=public.outbox" "snapshot.mode=no_data" \
-    "transforms=outbox" "transforms.outbox.type=io.debezium.transforms.outbox.EventRouter" >"$dir/connector.properties"
-  printf '%s\n' "appender.console.type = Console" "appender.console.name = STDOUT" \
-    "appender.console.layout.type = PatternLayout" "appender.console.layout.pattern = [%d] %p %m (%c)%n" \
-    "rootLogger.level = INFO" "rootLogger.appenderRef.stdout.ref = STDOUT" >"$dir/log4j2.properties"
-}
 
 # drain with the record-count rule (lib.sh's drain takes the slot rule)
 drain() {
@@ -87,9 +67,8 @@ for slot in "${slots[@]}"; do
     debezium_*)
       debezium_files "$slot" "$out/$slot"
       marker="Processing messages"
-      result=$(drain "$slot" records "$out/$slot.log" -- java -Xms256m -Xmx2g -XX:+UseG1GC -Djava.awt.headless=true \
-        "-Dlog4j2.configurationFile=$out/$slot/log4j2.properties" -cp "$libs/*" \
-        org.apache.kafka.connect.cli.ConnectStandalone "$out/$slot/worker.properties" "$out/$slot/connector.properties")
+      debezium_command "$out/$slot"
+      result=$(drain "$slot" records "$out/$slot.log" -- "${debezium_cmd[@]}")
       kind=debezium
       ;;
   esac

@@ -81,14 +81,10 @@ floor_run() {
   echo "$(cat "$out/$slot.report") pgbench_tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/$slot.pgbench" | head -n 1)"
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 run=0
 : >"$out/summary"
 for spec in "${specs[@]}"; do
-  rate=${spec%%:*}
-  per_txn=1
-  [[ $spec == *:* ]] && per_txn=${spec#*:}
+  parse_spec "$spec"
   for ((rep = 1; rep <= repeats; rep++)); do
     run=$((run + 1))
     slot="latency_$run"
@@ -129,9 +125,7 @@ printf '%-8s %-7s %-9s %-22s %-22s %-22s %-10s %-9s %-10s | %s\n' rate rows/txn 
   "produce->ack p50/p99" "commit->consume p50/p99" "CPU/event" "VmHWM" "busy cores" \
   "floor: Kafka side alone produce->ack p50/p99, CPU/event (pgbench tps)"
 for spec in "${specs[@]}"; do
-  rate=${spec%%:*}
-  per_txn=1
-  [[ $spec == *:* ]] && per_txn=${spec#*:}
+  parse_spec "$spec"
   lines=$(grep "^rate=$rate per_txn=$per_txn " "$out/summary")
   floors=$(grep "^rate=$rate per_txn=$per_txn " "$out/floor.summary")
   m() { echo "$lines" | field "$1" | median; }

@@ -38,6 +38,7 @@ bench_init() {  # NAME
 
 bench_cleanup() {
   [ -n "${router_pid:-}" ] && kill -TERM "$router_pid" 2>/dev/null && wait "$router_pid" 2>/dev/null
+  [ -n "${relay_pid:-}" ] && kill -TERM "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null
   [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && wait "$kafka_pid" 2>/dev/null
   [ -n "${port:-}" ] && "$scripts/pg-cluster.sh" stop "$out/pg"
   true
@@ -209,4 +210,42 @@ floor_run() {  # SLOT LOG: pg_recvlogical streaming the backlog to /dev/null
 
 router_run() {  # SLOT LOG CONFIG
   drain "$1" confirmed "$2" -- "$router_bin" --config "$3"
+}
+
+# A latency spec RATE[:ROWS_PER_TXN] into rate and per_txn (default 1 row per transaction).
+parse_spec() {
+  rate=${1%%:*}
+  per_txn=1
+  [[ $1 == *:* ]] && per_txn=${1#*:}
+  true
+}
+
+# Debezium as bench/debezium.sh and bench/debezium-latency.sh run it: Kafka Connect standalone with
+# the PostgreSQL connector and the EventRouter (the pinned tests/debezium-runtime jars),
+# StringConverter, offsets in a file, INFO log on standard output.
+debezium_files() {  # SLOT DIR: worker, connector and log configuration for a connector on SLOT
+  local slot=$1 dir=$2
+  [ -d "$build/debezium-runtime/libs" ] || { echo "missing $build/debezium-runtime/libs: build first" >&2; exit 1; }
+  mkdir -p "$dir"
+  printf '%s\n' "bootstrap.servers=$kafka_addr" \
+    "key.converter=org.apache.kafka.connect.storage.StringConverter" \
+    "value.converter=org.apache.kafka.connect.storage.StringConverter" \
+    "offset.storage.file.filename=$dir/offsets" "offset.flush.interval.ms=1000" \
+    "listeners=http://127.0.0.1:$(free_port)" >"$dir/worker.properties"
+  printf '%s\n' "name=$slot" "connector.class=io.debezium.connector.postgresql.PostgresConnector" "tasks.max=1" \
+    "plugin.name=pgoutput" "database.hostname=127.0.0.1" "database.port=$port" "database.user=postgres" \
+    "database.dbname=postgres" "topic.prefix=$slot" "slot.name=$slot" "publication.name=bench" \
+    "publication.autocreate.mode=disabled" "table.include.list=public.outbox" "snapshot.mode=no_data" \
+    "transforms=outbox" "transforms.outbox.type=io.debezium.transforms.outbox.EventRouter" >"$dir/connector.properties"
+  printf '%s\n' "appender.console.type = Console" "appender.console.name = STDOUT" \
+    "appender.console.layout.type = PatternLayout" "appender.console.layout.pattern = [%d] %p %m (%c)%n" \
+    "rootLogger.level = INFO" "rootLogger.appenderRef.stdout.ref = STDOUT" >"$dir/log4j2.properties"
+}
+
+# Sets debezium_cmd to the command that starts it, with the JVM options of Kafka's
+# connect-standalone.sh.
+debezium_command() {  # DIR
+  debezium_cmd=(java -Xms256m -Xmx2g -XX:+UseG1GC -Djava.awt.headless=true "-Dlog4j2.configurationFile=$1/log4j2.properties"
+    -cp "$build/debezium-runtime/libs/*" org.apache.kafka.connect.cli.ConnectStandalone "$1/worker.properties"
+    "$1/connector.properties")
 }

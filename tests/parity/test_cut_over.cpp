@@ -27,26 +27,11 @@ constexpr int kRowsPerTransaction = 10;
 const std::string kTopic = "outbox.event.Order";
 
 std::map<std::string, std::string> debezium_connector(const std::string& database) {
-    return {
-        {"name", "cutover"},
-        {"connector.class", "io.debezium.connector.postgresql.PostgresConnector"},
-        {"tasks.max", "1"},
-        {"plugin.name", "pgoutput"},
-        {"database.hostname", "127.0.0.1"},
-        {"database.port", std::to_string(postgres().port())},
-        {"database.user", "postgres"},
-        {"database.dbname", database},
-        {"topic.prefix", "cutover"},
-        {"slot.name", "dbz_cutover"},
-        {"publication.name", "dbz_cutover"},
-        {"publication.autocreate.mode", "filtered"},
-        {"table.include.list", "public\\.outbox"},
-        {"snapshot.mode", "no_data"},
-        {"status.update.interval.ms", "200"},
-        {"poll.interval.ms", "50"},
-        {"transforms", "outbox"},
-        {"transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter"},
-    };
+    auto properties = postgres_connector("cutover", database, "dbz_cutover");
+    properties["table.include.list"] = "public\\.outbox";
+    properties["transforms"] = "outbox";
+    properties["transforms.outbox.type"] = "io.debezium.transforms.outbox.EventRouter";
+    return properties;
 }
 
 // A record's bytes, with the value of Debezium's runId context header (random per run, on both

@@ -270,24 +270,7 @@ std::string topic_prefix(Converter converter) {
 // connector's raw topic <topic.prefix>.<schema>.<table>.
 std::map<std::string, std::string> connector(Converter converter, const std::string& database) {
     const std::string name = connector_name(converter);
-    std::map<std::string, std::string> properties = {
-        {"name", name},
-        {"connector.class", "io.debezium.connector.postgresql.PostgresConnector"},
-        {"tasks.max", "1"},
-        {"plugin.name", "pgoutput"},
-        {"database.hostname", "127.0.0.1"},
-        {"database.port", std::to_string(postgres().port())},
-        {"database.user", "postgres"},
-        {"database.dbname", database},
-        {"topic.prefix", name},
-        {"slot.name", name},
-        {"publication.name", name},
-        {"publication.autocreate.mode", "filtered"},
-        {"snapshot.mode", "no_data"},
-        // Short waits, so that the program does not wait on Debezium's defaults.
-        {"status.update.interval.ms", "200"},
-        {"poll.interval.ms", "50"},
-    };
+    auto properties = postgres_connector(name, database, name);
     if (converter == Converter::json) {
         // Users who want JSON set it per connector, here for keys and values.
         properties["key.converter"] = "org.apache.kafka.connect.json.JsonConverter";

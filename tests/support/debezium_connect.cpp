@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "harness.hpp"
 #include "pg_server.hpp"
 #include "router_process.hpp"
 
@@ -30,6 +31,27 @@ std::string properties_text(const std::map<std::string, std::string>& properties
 }  // namespace
 
 std::string debezium_runtime_libs() { return OUTBOX_DEBEZIUM_RUNTIME_LIBS; }
+
+std::map<std::string, std::string> postgres_connector(const std::string& name, const std::string& database,
+                                                      const std::string& slot) {
+    return {
+        {"name", name},
+        {"connector.class", "io.debezium.connector.postgresql.PostgresConnector"},
+        {"tasks.max", "1"},
+        {"plugin.name", "pgoutput"},
+        {"database.hostname", "127.0.0.1"},
+        {"database.port", std::to_string(postgres().port())},
+        {"database.user", "postgres"},
+        {"database.dbname", database},
+        {"topic.prefix", name},
+        {"slot.name", slot},
+        {"publication.name", slot},
+        {"publication.autocreate.mode", "filtered"},
+        {"snapshot.mode", "no_data"},
+        {"status.update.interval.ms", "200"},
+        {"poll.interval.ms", "50"},
+    };
+}
 
 DebeziumConnect::DebeziumConnect(DebeziumConnectSpec spec) : spec_(std::move(spec)) {
     std::filesystem::create_directories(spec_.dir);

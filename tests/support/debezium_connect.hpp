@@ -47,6 +47,12 @@ private:
     JavaProcess process_;
 };
 
+// The PostgreSQL connector's properties for `database` on the test server, named `name`, with
+// topic.prefix `name` and a slot and a filtered publication named `slot`; no snapshot, and short
+// waits so that a test does not wait on Debezium's defaults. Callers add tables and transforms.
+std::map<std::string, std::string> postgres_connector(const std::string& name, const std::string& database,
+                                                      const std::string& slot);
+
 // The folder of Kafka Connect's and Debezium's runtime jars (the build tree's copy).
 std::string debezium_runtime_libs();
 
