@@ -64,7 +64,10 @@ for spec in "${specs[@]}"; do
         --fetch-wait-ms 1 --consume 1 --base $((run * 100000000)) --router-pid "$relay_pid" --ack-log /dev/null \
         >"$out/$slot.report"
       grep -E "commit -> consume|^router:|WARNING" "$out/$slot.report" | sed "s/^router:/$kind:/"
-      wait "$relay_pid" || true
+      # outbox-bench-latency sent SIGTERM; a relay still busy with a backlog gets 60 s, then SIGKILL.
+      for ((i = 0; i < 600; i++)); do kill -0 "$relay_pid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$relay_pid" 2>/dev/null || true
+      wait "$relay_pid" 2>/dev/null || true
       relay_pid=
       kafka_stop
       sql -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
