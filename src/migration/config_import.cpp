@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "outbox/migration/producer_properties.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::migration {
@@ -39,11 +40,6 @@ std::string lower(std::string text) {
     return text;
 }
 
-bool secret_key(const std::string& key) {
-    const std::string k = lower(key);
-    return k.find("password") != std::string::npos || k.find("secret") != std::string::npos ||
-           k.find("jaas.config") != std::string::npos;
-}
 
 // A value as a YAML scalar: plain when that cannot be misread, else a double-quoted string
 // (JSON's escaping is YAML's).
@@ -75,27 +71,6 @@ const std::set<std::string>& router_outbox_options() {
         "table.json.payload.null.behavior", "table.json.payload.empty.array.behavior", "table.op.invalid.behavior",
         "debezium.op.invalid.behavior"};
     return options;
-}
-
-// Kafka Java producer properties librdkafka knows under the same name, with the same meaning.
-const std::set<std::string>& same_name_producer_properties() {
-    static const std::set<std::string> names = {
-        "acks", "batch.size", "bootstrap.servers", "client.id", "compression.type", "connections.max.idle.ms",
-        "delivery.timeout.ms", "enable.idempotence", "linger.ms", "max.in.flight.requests.per.connection",
-        "metadata.max.age.ms", "reconnect.backoff.max.ms", "reconnect.backoff.ms", "request.timeout.ms", "retries",
-        "retry.backoff.ms", "sasl.kerberos.service.name", "security.protocol", "socket.connection.setup.timeout.ms",
-        "ssl.endpoint.identification.algorithm", "ssl.key.password", "transaction.timeout.ms", "transactional.id"};
-    return names;
-}
-
-const std::map<std::string, std::string>& renamed_producer_properties() {
-    static const std::map<std::string, std::string> names = {
-        {"sasl.mechanism", "sasl.mechanisms"},
-        {"max.request.size", "message.max.bytes"},
-        {"receive.buffer.bytes", "socket.receive.buffer.bytes"},
-        {"send.buffer.bytes", "socket.send.buffer.bytes"},
-    };
-    return names;
 }
 
 class Importer {
@@ -131,7 +106,7 @@ private:
     }
     void skip(const Setting& s, const std::string& reason) {
         handled_.insert(s.key);
-        not_imported_.push_back({s.origin, s.key, secret_key(s.key) ? "****" : s.value, reason});
+        not_imported_.push_back({s.origin, s.key, masked_value(s.key, s.value), reason});
     }
     void take(const Setting& s) { handled_.insert(s.key); }
 
@@ -402,73 +377,12 @@ void Importer::import_connector_key(const Setting& s) {
     skip(s, "no equivalent in outbox-router");
 }
 
-// Kafka producer properties (the Java client's names) to librdkafka's.
+// Kafka producer properties to librdkafka's (migration/producer_properties), then the keys that
+// configure only the host, listed.
 void Importer::import_producer() {
-    std::map<std::string, const Setting*> latest;
-    std::vector<std::string> order;
-    for (const auto& s : settings_.producer) {
-        if (!latest.count(s.key)) order.push_back(s.key);
-        latest[s.key] = &s;
-    }
-    const auto value_of = [&](const std::string& key) {
-        const auto found = latest.find(key);
-        return found == latest.end() ? std::string() : found->second->value;
-    };
-    const auto skip_producer = [&](const Setting& s, const std::string& reason) {
-        not_imported_.push_back({s.origin, "producer " + s.key, secret_key(s.key) ? "****" : s.value, reason});
-    };
-    for (const auto& key : order) {
-        const Setting& s = *latest.at(key);
-        const auto resolved = referenced(s);
-        if (!resolved) {
-            skip_producer(s, "a Kafka Connect config provider; write ${env:NAME} instead");
-            continue;
-        }
-        if (same_name_producer_properties().count(key)) {
-            kafka_.emplace_back(key, *resolved);
-        } else if (const auto renamed = renamed_producer_properties().find(key);
-                   renamed != renamed_producer_properties().end()) {
-            kafka_.emplace_back(renamed->second, *resolved);
-        } else if (key == "buffer.memory") {
-            try {
-                kafka_.emplace_back("queue.buffering.max.kbytes", std::to_string(std::max(1LL, std::stoll(*resolved) / 1024)));
-            } catch (const std::exception&) {
-                skip_producer(s, "not a number of bytes");
-            }
-        } else if (key == "sasl.jaas.config") {
-            static const std::regex user("username\\s*=\\s*\"([^\"]*)\"");
-            static const std::regex password("password\\s*=\\s*\"([^\"]*)\"");
-            std::smatch u, p;
-            const bool known_module = resolved->find("PlainLoginModule") != std::string::npos ||
-                                      resolved->find("ScramLoginModule") != std::string::npos;
-            if (known_module && std::regex_search(*resolved, u, user) && std::regex_search(*resolved, p, password)) {
-                kafka_.emplace_back("sasl.username", u[1]);
-                kafka_.emplace_back("sasl.password", p[1]);
-            } else {
-                skip_producer(s, "only PLAIN and SCRAM login modules with username and password carry over "
-                                 "(librdkafka: sasl.username, sasl.password; OAUTHBEARER and Kerberos take other keys)");
-            }
-        } else if (key == "ssl.truststore.location" && lower(value_of("ssl.truststore.type")) == "pem") {
-            kafka_.emplace_back("ssl.ca.location", *resolved);
-        } else if ((key == "ssl.keystore.location" || key == "ssl.keystore.password") &&
-                   lower(value_of("ssl.keystore.type")) == "pkcs12") {
-            kafka_.emplace_back(key, *resolved);
-        } else if (key == "ssl.truststore.type" || key == "ssl.keystore.type") {
-            if (lower(s.value) != "pem" && lower(s.value) != "pkcs12")
-                skip_producer(s, "librdkafka reads PEM certificates and PKCS#12 keystores, not Java keystores");
-        } else if (starts_with(key, "ssl.truststore.") || starts_with(key, "ssl.keystore.")) {
-            skip_producer(s, "a Java keystore; convert it to PEM (ssl.ca.location, ssl.certificate.location, "
-                             "ssl.key.location) or PKCS#12 (ssl.keystore.location)");
-        } else if (key == "key.serializer" || key == "value.serializer") {
-            skip_producer(s, "the router writes the bytes itself (what Kafka Connect's converters would write)");
-        } else if (key == "partitioner.class") {
-            skip_producer(s, "the router partitions as the Java client's default partitioner does for keyed records "
-                             "(murmur2)");
-        } else {
-            skip_producer(s, "no librdkafka equivalent the import knows; librdkafka's names: "
-                             "https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md");
-        }
-    }
+    auto mapped = map_producer_properties(settings_.producer, [this](const Setting& s) { return referenced(s); });
+    kafka_ = std::move(mapped.kafka);
+    not_imported_.insert(not_imported_.end(), mapped.not_imported.begin(), mapped.not_imported.end());
     if (std::none_of(kafka_.begin(), kafka_.end(), [](const auto& e) { return e.first == "bootstrap.servers"; })) {
         kafka_.insert(kafka_.begin(), {"bootstrap.servers", "${env:KAFKA_BOOTSTRAP_SERVERS}"});
         not_imported_.push_back({"(not given)", "bootstrap.servers", "",
@@ -476,7 +390,7 @@ void Importer::import_producer() {
                                  "or set KAFKA_BOOTSTRAP_SERVERS"});
     }
     for (const auto& s : settings_.host)
-        not_imported_.push_back({s.origin, s.key, secret_key(s.key) ? "****" : s.value,
+        not_imported_.push_back({s.origin, s.key, masked_value(s.key, s.value),
                                  "configures Kafka Connect's worker or Debezium Server itself"});
 }
 

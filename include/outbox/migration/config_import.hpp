@@ -4,16 +4,9 @@
 #include <vector>
 
 #include "outbox/migration/connector_settings.hpp"
+#include "outbox/migration/not_imported.hpp"
 
 namespace outbox::migration {
-
-// A setting the import could not carry over, and why.
-struct NotImported {
-    std::string origin;  // file and key or line
-    std::string key;
-    std::string value;
-    std::string reason;
-};
 
 struct ImportedConfig {
     std::string yaml;  // a router configuration, with the settings not imported listed at its end

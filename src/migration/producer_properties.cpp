@@ -1,0 +1,109 @@
+#include "outbox/migration/producer_properties.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace outbox::migration {
+namespace {
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+// Java producer properties librdkafka knows under the same name, with the same meaning.
+const std::set<std::string>& same_name_properties() {
+    static const std::set<std::string> names = {
+        "acks", "batch.size", "bootstrap.servers", "client.id", "compression.type", "connections.max.idle.ms",
+        "delivery.timeout.ms", "enable.idempotence", "linger.ms", "max.in.flight.requests.per.connection",
+        "metadata.max.age.ms", "reconnect.backoff.max.ms", "reconnect.backoff.ms", "request.timeout.ms", "retries",
+        "retry.backoff.ms", "sasl.kerberos.service.name", "security.protocol", "socket.connection.setup.timeout.ms",
+        "ssl.endpoint.identification.algorithm", "ssl.key.password", "transaction.timeout.ms", "transactional.id"};
+    return names;
+}
+
+const std::map<std::string, std::string>& renamed_properties() {
+    static const std::map<std::string, std::string> names = {
+        {"sasl.mechanism", "sasl.mechanisms"},
+        {"max.request.size", "message.max.bytes"},
+        {"receive.buffer.bytes", "socket.receive.buffer.bytes"},
+        {"send.buffer.bytes", "socket.send.buffer.bytes"},
+    };
+    return names;
+}
+
+}  // namespace
+
+MappedProducerProperties map_producer_properties(const std::vector<Setting>& producer,
+                                                 const std::function<std::optional<std::string>(const Setting&)>& resolve) {
+    std::map<std::string, const Setting*> latest;
+    std::vector<std::string> order;
+    for (const auto& s : producer) {
+        if (!latest.count(s.key)) order.push_back(s.key);
+        latest[s.key] = &s;
+    }
+    const auto value_of = [&](const std::string& key) {
+        const auto found = latest.find(key);
+        return found == latest.end() ? std::string() : found->second->value;
+    };
+    MappedProducerProperties mapped;
+    auto& kafka = mapped.kafka;
+    const auto skip = [&](const Setting& s, const std::string& reason) {
+        mapped.not_imported.push_back({s.origin, "producer " + s.key, masked_value(s.key, s.value), reason});
+    };
+    for (const auto& key : order) {
+        const Setting& s = *latest.at(key);
+        const auto resolved = resolve(s);
+        if (!resolved) {
+            skip(s, "a Kafka Connect config provider; write ${env:NAME} instead");
+            continue;
+        }
+        if (same_name_properties().count(key)) {
+            kafka.emplace_back(key, *resolved);
+        } else if (const auto renamed = renamed_properties().find(key); renamed != renamed_properties().end()) {
+            kafka.emplace_back(renamed->second, *resolved);
+        } else if (key == "buffer.memory") {
+            try {
+                kafka.emplace_back("queue.buffering.max.kbytes", std::to_string(std::max(1LL, std::stoll(*resolved) / 1024)));
+            } catch (const std::exception&) {
+                skip(s, "not a number of bytes");
+            }
+        } else if (key == "sasl.jaas.config") {
+            static const std::regex user("username\\s*=\\s*\"([^\"]*)\"");
+            static const std::regex password("password\\s*=\\s*\"([^\"]*)\"");
+            std::smatch u, p;
+            const bool known_module = resolved->find("PlainLoginModule") != std::string::npos ||
+                                      resolved->find("ScramLoginModule") != std::string::npos;
+            if (known_module && std::regex_search(*resolved, u, user) && std::regex_search(*resolved, p, password)) {
+                kafka.emplace_back("sasl.username", u[1]);
+                kafka.emplace_back("sasl.password", p[1]);
+            } else {
+                skip(s, "only PLAIN and SCRAM login modules with username and password carry over "
+                        "(librdkafka: sasl.username, sasl.password; OAUTHBEARER and Kerberos take other keys)");
+            }
+        } else if (key == "ssl.truststore.location" && lower(value_of("ssl.truststore.type")) == "pem") {
+            kafka.emplace_back("ssl.ca.location", *resolved);
+        } else if ((key == "ssl.keystore.location" || key == "ssl.keystore.password") &&
+                   lower(value_of("ssl.keystore.type")) == "pkcs12") {
+            kafka.emplace_back(key, *resolved);
+        } else if (key == "ssl.truststore.type" || key == "ssl.keystore.type") {
+            if (lower(s.value) != "pem" && lower(s.value) != "pkcs12")
+                skip(s, "librdkafka reads PEM certificates and PKCS#12 keystores, not Java keystores");
+        } else if (key.rfind("ssl.truststore.", 0) == 0 || key.rfind("ssl.keystore.", 0) == 0) {
+            skip(s, "a Java keystore; convert it to PEM (ssl.ca.location, ssl.certificate.location, "
+                    "ssl.key.location) or PKCS#12 (ssl.keystore.location)");
+        } else if (key == "key.serializer" || key == "value.serializer") {
+            skip(s, "the router writes the bytes itself (what Kafka Connect's converters would write)");
+        } else if (key == "partitioner.class") {
+            skip(s, "the router partitions as the Java client's default partitioner does for keyed records (murmur2)");
+        } else {
+            skip(s, "no librdkafka equivalent the import knows; librdkafka's names: "
+                    "https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md");
+        }
+    }
+    return mapped;
+}
+
+}  // namespace outbox::migration
