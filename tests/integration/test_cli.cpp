@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
+#include <cstdlib>
 
 #include "harness.hpp"
 
@@ -19,6 +20,43 @@ BOOST_AUTO_TEST_CASE(help_version_and_usage_errors) {
     BOOST_TEST(contains(output, "--config FILE is required"));
     BOOST_TEST(run_router("--bogus", output) == 2);
     BOOST_TEST(contains(output, "\"--bogus\""));
+    BOOST_TEST(run_router("import", output) == 2);
+    BOOST_TEST(contains(output, "import takes a connector file"));
+}
+
+BOOST_AUTO_TEST_CASE(import_writes_a_config_that_checks_and_exits_1_on_a_bad_connector) {
+    const auto db = create_outbox_database("imported");
+    const std::string connector = work_dir() + "/connector.json";
+    const std::string yaml = work_dir() + "/imported.yaml";
+    write_file(connector, R"({"name": "outbox", "config": {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1", "database.port": ")" + std::to_string(postgres().port()) + R"(",
+        "database.user": "postgres", "database.dbname": ")" + db + R"(", "topic.prefix": "app",
+        "slot.name": ")" + db + R"(", "publication.name": ")" + db + R"(",
+        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.outbox.route.topic.replacement": "events.${routedByValue}",
+        "snapshot.mode": "initial"}})");
+    // The YAML on standard output, what was not imported on standard error.
+    const std::string notes_path = work_dir() + "/import-notes.txt";
+    const int status = std::system((std::string(OUTBOX_ROUTER_BINARY) + " import " + connector + " >" + yaml + " 2>" +
+                                    notes_path).c_str());
+    BOOST_TEST(WEXITSTATUS(status) == 0);
+    const std::string notes = read_file(notes_path);
+    BOOST_TEST(notes == "outbox-router import: not imported: " + connector +
+                            ": snapshot.mode: the router does not snapshot: it publishes the outbox rows committed "
+                            "from the slot's position on\n"
+                            "outbox-router import: not imported: (not given): bootstrap.servers: Kafka Connect's worker "
+                            "holds it: pass the worker's properties as a second file, or set KAFKA_BOOTSTRAP_SERVERS\n");
+    const std::string imported = read_file(yaml);
+    BOOST_TEST(contains(imported, "route.topic.replacement: \"events.${routedByValue}\""));
+    BOOST_TEST(contains(imported, "#   " + connector + ": snapshot.mode = initial: the router does not snapshot"));
+    ::setenv("KAFKA_BOOTSTRAP_SERVERS", kafka_servers().c_str(), 1);
+    std::string output;
+    BOOST_TEST(run_router("--config " + yaml + " --check", output) == 0, output);
+
+    write_file(connector, R"({"connector.class": "io.debezium.connector.mysql.MySqlConnector"})");
+    BOOST_TEST(run_router("import " + connector, output) == 1);
+    BOOST_TEST(contains(last_line(output), "outbox-router reads PostgreSQL only"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_config_exits_1_with_file_and_line) {
