@@ -115,9 +115,11 @@ private:
     std::optional<std::string> referenced(const Setting& s) {
         static const std::regex server_reference("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(:[^}]*)?\\}");
         static const std::regex provider_reference("\\$\\{(?!env:)[A-Za-z]+:[^}]*\\}");
+        // MicroProfile Config (Debezium Server) has no providers: ${NAME:default} is a default.
+        if (settings_.format == ConnectorSettings::Format::debezium_server)
+            return std::regex_replace(s.value, server_reference, "$${env:$1}");
         if (std::regex_search(s.value, provider_reference)) return std::nullopt;
-        if (settings_.format != ConnectorSettings::Format::debezium_server) return s.value;
-        return std::regex_replace(s.value, server_reference, "$${env:$1}");
+        return s.value;
     }
 
     void check_connector_class() {

@@ -144,6 +144,7 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
         "debezium.sink.type=kafka\n"
         "debezium.sink.kafka.producer.bootstrap.servers=${KAFKA_BOOTSTRAP_SERVERS}\n"
         "debezium.sink.kafka.producer.key.serializer=org.apache.kafka.common.serialization.StringSerializer\n"
+        "debezium.sink.kafka.producer.client.id=${RELAY:outbox-relay}\n"
         "debezium.sink.kafka.producer.security.protocol=SASL_SSL\n"
         "debezium.sink.kafka.producer.sasl.mechanism=SCRAM-SHA-512\n"
         "debezium.sink.kafka.producer.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule "
@@ -167,6 +168,7 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
     BOOST_TEST_MESSAGE(imported.yaml);
     ::setenv("PG_PASSWORD", "pg pass word", 1);
     ::setenv("KAFKA_PASSWORD", "kafka-pass", 1);
+    ::setenv("RELAY", "relay-1", 1);
     const auto config = load(imported);
     // Values with blanks, and references that may hold them, are quoted in the conninfo.
     BOOST_TEST(config.postgres.conninfo == "host=postgres port=5432 user=postgres password='pg pass word' dbname='app db'");
@@ -174,6 +176,8 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
     BOOST_TEST(kafka_property(config, "bootstrap.servers") == "kafka:9092");
     BOOST_TEST(kafka_property(config, "sasl.mechanisms") == "SCRAM-SHA-512");
     BOOST_TEST(kafka_property(config, "sasl.username") == "relay");
+    // ${NAME:default} is an environment reference there, even with a name of letters only.
+    BOOST_TEST(kafka_property(config, "client.id") == "relay-1");
     BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-pass");
     BOOST_TEST(keys_not_imported(imported) ==
                    (std::vector<std::string>{"offset.storage.file.filename", "debezium.format.value",
