@@ -101,6 +101,8 @@ BOOST_AUTO_TEST_CASE(losing_the_leader_then_the_quorum_loses_nothing_and_bounds_
     BOOST_TEST(!contains(router.output(), "reconnecting"));
     const long peak = peak_rss_kib(router.pid());
     BOOST_TEST_MESSAGE("router peak RSS: " << peak << " KiB; " << tally.duplicates << " duplicates");
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's shadow memory and quarantine dwarf the router's own
     BOOST_TEST(peak < 100 * 1024);  // the in-flight limit holds the backlog in PostgreSQL, not here
+#endif
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
