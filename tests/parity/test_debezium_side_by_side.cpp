@@ -178,7 +178,8 @@ const std::vector<Case>& cases() {
           "'Expanded')"},
          {{"sbs.expand_env", 1}}},
         // JsonConverter for keys and values on both sides: a string payload is a JSON string
-        // literal, an integer key a JSON number, a bytea payload Base64 in a JSON string.
+        // literal, an integer key a JSON number, a bytea payload Base64 in a JSON string, and a
+        // NULL payload or key the JSON text null (so a NULL key still hashes to one partition).
         {"jsonstring", "id text, aggregatetype text, aggregateid text, payload jsonb",
          {{"route.topic.replacement", "sbs.jsonstring"}},
          Converter::json,
@@ -187,8 +188,9 @@ const std::vector<Case>& cases() {
         {"jsonkeys", "id text, aggregatetype text, aggregateid text, payload bytea, order_key integer",
          {{"table.field.event.key", "order_key"}, {"route.topic.replacement", "sbs.jsonkeys"}},
          Converter::json,
-         {"INSERT INTO jsonkeys.outbox VALUES ('b1', 'x', 'k', '\\x00ff10', 7), ('b2', 'x', 'k', NULL, -3)"},
-         {{"sbs.jsonkeys", 2}}},
+         {"INSERT INTO jsonkeys.outbox VALUES ('b1', 'x', 'k', '\\x00ff10', 7), ('b2', 'x', 'k', NULL, -3), "
+          "('b3', 'x', 'k', '\\x01', NULL)"},
+         {{"sbs.jsonkeys", 3}}},
         // Known difference: under StringConverter an envelope is Connect's Struct.toString().
         {"envelope_string", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
          {{"table.fields.additional.placement", "type:envelope:eventType"},
