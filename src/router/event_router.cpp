@@ -141,8 +141,9 @@ void EventRouter::append_payload_json(const Row& row, std::optional<std::string_
 std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
                                                                 std::optional<std::string_view> payload_text,
                                                                 std::optional<std::string_view> payload) {
+    // An expanded payload is JSON already, whichever converter writes it.
     if (payload && settings_.expand_json_payload && expanded(row, *payload_text)) return expanded_scratch_;
-    return payload;
+    return formatted_value(row, payload_text, payload);
 }
 
 // The key as key.converter writes it: StringConverter the text (raw bytes for bytea), JsonConverter
@@ -164,7 +165,7 @@ std::optional<std::string_view> EventRouter::formatted_key(const Row& row) {
     return key_json_scratch_;
 }
 
-// A headers-only value as value.converter writes it (expanded payloads are JSON already). A
+// A headers-only payload, not expanded, as value.converter writes it. A
 // tombstone never comes here: it has no schema, and JsonConverter writes it as no bytes.
 std::optional<std::string_view> EventRouter::formatted_value(const Row& row, std::optional<std::string_view> payload_text,
                                                              std::optional<std::string_view> value) {
@@ -178,7 +179,6 @@ std::optional<std::string_view> EventRouter::formatted_value(const Row& row, std
                                   value_type_name(column.type));
         return value;
     }
-    if (value->data() == expanded_scratch_.data()) return value;
     value_json_scratch_.clear();
     append_json_value(value_json_scratch_, column.type, *payload_text, bytes_scratch_);
     return value_json_scratch_;
@@ -274,7 +274,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         value_scratch_ += '}';
         record.value = value_scratch_;
     } else if (!tombstone) {
-        record.value = formatted_value(row, payload_text, headers_only_value(row, payload_text, row.payload));
+        record.value = headers_only_value(row, payload_text, row.payload);
     }
     return record;
 }
