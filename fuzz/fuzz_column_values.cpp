@@ -1,24 +1,38 @@
 // Column text output as pgoutput sends it, converted for keys, headers and the envelope under
-// every value type. The first byte picks the type.
+// every value type, type modifier and Debezium mode. The first bytes pick them.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_value.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    if (size == 0) return 0;
+    if (size < 3) return 0;
+    using namespace outbox;
     using namespace outbox::router;
-    constexpr std::uint32_t kTypes[] = {pg_oid::kText, pg_oid::kBytea, pg_oid::kJson, pg_oid::kJsonb, pg_oid::kUuid,
-                                        pg_oid::kInt8, pg_oid::kNumeric, pg_oid::kBool, pg_oid::kTimestamptz,
-                                        pg_oid::kUnknown, 20, 21, 23, 700, 701, 1082, 1114, 1083, 1184};
-    const ValueType type = value_type(kTypes[data[0] % (sizeof kTypes / sizeof kTypes[0])]);
-    const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    constexpr std::uint32_t kTypes[] = {pg_oid::kText,     pg_oid::kBytea,    pg_oid::kJson,     pg_oid::kJsonb,
+                                        pg_oid::kUuid,     pg_oid::kInt8,     pg_oid::kNumeric,  pg_oid::kBool,
+                                        pg_oid::kTimestamptz, pg_oid::kUnknown, pg_oid::kInt2,  pg_oid::kInt4,
+                                        pg_oid::kFloat4,   pg_oid::kFloat8,   pg_oid::kDate,     pg_oid::kTimestamp,
+                                        pg_oid::kTime,     pg_oid::kTimetz,   pg_oid::kInterval};
+    constexpr std::int32_t kModifiers[] = {-1, 0, 3, 6, (10 << 16 | 2) + 4, (5 << 16) + 4, (1000 << 16 | 999) + 4};
+    const ColumnType type{value_type(kTypes[data[0] % std::size(kTypes)]), kModifiers[data[1] % std::size(kModifiers)]};
+    config::ValueModes modes;
+    modes.time = static_cast<config::TimePrecisionMode>(data[2] % 4);
+    modes.decimal = static_cast<config::DecimalHandlingMode>(data[2] / 4 % 3);
+    modes.binary = static_cast<config::BinaryHandlingMode>(data[2] / 12 % 4);
+    const std::string_view text(reinterpret_cast<const char*>(data) + 3, size - 3);
+    const ConnectValueWriter writer(modes);
     std::string scratch, out;
-    kafka_bytes(type, text, scratch);
-    header_text(type, text, scratch, out);
-    append_json_value(out, type, text, scratch);
+    kafka_bytes(type.kind, text, scratch);
+    try {
+        writer.string_text(type, text, scratch);
+        writer.header_text(type, text, scratch);
+        writer.append_json(out, type, text);
+    } catch (const ValueError&) {
+    }
     decode_bytea(text, scratch);
     append_json_string(out, text);
     append_base64(out, text);

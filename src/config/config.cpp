@@ -457,6 +457,29 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                       format_locations.context_headers = e.location;
                   }},
                  {"topic.prefix", [&](const Entry& e) { config.format.topic_prefix = non_empty_text(e); }},
+                 {"time.precision.mode",
+                  [&](const Entry& e) {
+                      config.format.modes.time = enum_option<TimePrecisionMode>(
+                          e, {{"adaptive", TimePrecisionMode::adaptive},
+                              {"adaptive_time_microseconds", TimePrecisionMode::adaptive_time_microseconds},
+                              {"connect", TimePrecisionMode::connect},
+                              {"isostring", TimePrecisionMode::isostring}});
+                  }},
+                 {"decimal.handling.mode",
+                  [&](const Entry& e) {
+                      config.format.modes.decimal = enum_option<DecimalHandlingMode>(
+                          e, {{"precise", DecimalHandlingMode::precise},
+                              {"double", DecimalHandlingMode::as_double},
+                              {"string", DecimalHandlingMode::as_string}});
+                  }},
+                 {"binary.handling.mode",
+                  [&](const Entry& e) {
+                      config.format.modes.binary = enum_option<BinaryHandlingMode>(
+                          e, {{"bytes", BinaryHandlingMode::bytes},
+                              {"base64", BinaryHandlingMode::base64},
+                              {"base64-url-safe", BinaryHandlingMode::base64_url_safe},
+                              {"hex", BinaryHandlingMode::hex}});
+                  }},
                  {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });

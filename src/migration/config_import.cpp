@@ -287,6 +287,23 @@ void Importer::import_tables(const Setting& s) {
     take(s);
 }
 
+// The column modes the router writes as Debezium does, and their values.
+const std::vector<std::string>* column_mode_values(const std::string& key) {
+    static const std::vector<std::string> time = {"adaptive", "adaptive_time_microseconds", "connect", "isostring"};
+    static const std::vector<std::string> decimal = {"precise", "double", "string"};
+    static const std::vector<std::string> binary = {"bytes", "base64", "base64-url-safe", "hex"};
+    if (key == "time.precision.mode") return &time;
+    if (key == "decimal.handling.mode") return &decimal;
+    if (key == "binary.handling.mode") return &binary;
+    return nullptr;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+    return text;
+}
+
 void Importer::import_connector_key(const Setting& s) {
     static const std::map<std::string, std::string> conninfo_keys = {
         {"database.hostname", "host"},       {"database.port", "port"},         {"database.user", "user"},
@@ -362,10 +379,17 @@ void Importer::import_connector_key(const Setting& s) {
     if (key == "message.prefix.include.list" || key == "message.prefix.exclude.list")
         return skip(s, "Debezium writes these messages unrouted; the router routes the prefixes in "
                        "outbox.message.prefix.include.list as outbox events (docs/configuration.md)");
-    if (key == "decimal.handling.mode" || key == "time.precision.mode" || key == "binary.handling.mode" ||
-        key == "interval.handling.mode" || key == "hstore.handling.mode")
-        return skip(s, "the router writes column values as PostgreSQL prints them (numbers as JSON numbers, times as "
-                       "ISO text in UTC, bytea as Base64): docs/configuration.md, \"The record\"");
+    if (const auto* supported = column_mode_values(key)) {
+        if (std::find(supported->begin(), supported->end(), s.value) != supported->end()) {
+            top_.emplace_back(key, s.value);
+            return take(s);
+        }
+        return skip(s, "the router writes this column mode's values as Debezium's default does not: only " +
+                           join_list(*supported) + " (docs/configuration.md, \"Column values\")");
+    }
+    if (key == "interval.handling.mode" && s.value == "numeric") return skip(s, "the router's only interval mode");
+    if (key == "interval.handling.mode" || key == "hstore.handling.mode")
+        return skip(s, "the router writes intervals as Debezium's numeric mode, and hstore as PostgreSQL's text");
     if (key == "schema.include.list" || key == "schema.whitelist")
         return skip(s, "the router takes exact tables: postgres.table.include.list");
     if (starts_with(key, "topic.creation.")) {

@@ -44,11 +44,14 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
     std::string options = "proto_version '1', publication_names " +
                           connection_.quote_literal(connection_.quote_identifier(publication));
     if (server_version >= 140000) options += ", messages 'true'";
-    // The walsender prints timestamps in this session's DateStyle and TimeZone. The router reads
-    // ISO, and in UTC the same row gives the same bytes whatever zone the server or role is set
-    // to (Debezium's temporal values are UTC too).
+    // The walsender prints values in this session's settings. The router reads ISO dates,
+    // postgres-style intervals and floats in their exact shortest form; and in UTC the same row
+    // gives the same bytes whatever zone the server or role is set to (Debezium's temporal
+    // values are UTC too).
     connection_.exec("SET DateStyle = ISO", "SET DateStyle");
     connection_.exec("SET TimeZone = 'UTC'", "SET TimeZone");
+    connection_.exec("SET IntervalStyle = postgres", "SET IntervalStyle");
+    connection_.exec("SET extra_float_digits = 3", "SET extra_float_digits");
     const std::string command =
         "START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")";
     const std::string what = "START_REPLICATION on slot " + slot;

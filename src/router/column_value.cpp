@@ -43,33 +43,6 @@ bool decode_bytea_escape(std::string_view text, std::string& out) {
     return true;
 }
 
-// JSON's number grammar (RFC 8259 §6). PostgreSQL's numeric and float output follows it except
-// for NaN and the infinities.
-bool is_json_number(std::string_view text) {
-    std::size_t i = 0;
-    const auto digits = [&] {
-        const std::size_t start = i;
-        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-        return i > start;
-    };
-    if (i < text.size() && text[i] == '-') ++i;
-    if (i < text.size() && text[i] == '0') {
-        ++i;
-    } else if (!digits()) {
-        return false;
-    }
-    if (i < text.size() && text[i] == '.') {
-        ++i;
-        if (!digits()) return false;
-    }
-    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-        ++i;
-        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-        if (!digits()) return false;
-    }
-    return i == text.size();
-}
-
 std::string_view boolean_text(std::string_view text) {
     return text == "t" ? std::string_view("true") : text == "f" ? std::string_view("false") : text;
 }
@@ -83,9 +56,13 @@ ValueType value_type(std::uint32_t type_oid) {
         case pg_oid::kInt4:
         case pg_oid::kInt8:
         case pg_oid::kOid: return ValueType::integer;
-        case pg_oid::kFloat4:
-        case pg_oid::kFloat8:
-        case pg_oid::kNumeric: return ValueType::number;
+        case pg_oid::kFloat4: return ValueType::float32;
+        case pg_oid::kFloat8: return ValueType::float64;
+        case pg_oid::kNumeric: return ValueType::numeric;
+        case pg_oid::kDate: return ValueType::date;
+        case pg_oid::kTime: return ValueType::time;
+        case pg_oid::kTimetz: return ValueType::timetz;
+        case pg_oid::kInterval: return ValueType::interval;
         case pg_oid::kJson:
         case pg_oid::kJsonb: return ValueType::json;
         case pg_oid::kBytea: return ValueType::bytea;
@@ -101,7 +78,13 @@ const char* value_type_name(ValueType type) {
         case ValueType::text: return "text";
         case ValueType::boolean: return "boolean";
         case ValueType::integer: return "integer";
-        case ValueType::number: return "numeric/float";
+        case ValueType::float32: return "real";
+        case ValueType::float64: return "double precision";
+        case ValueType::numeric: return "numeric";
+        case ValueType::date: return "date";
+        case ValueType::time: return "time";
+        case ValueType::timetz: return "timetz";
+        case ValueType::interval: return "interval";
         case ValueType::json: return "json";
         case ValueType::bytea: return "bytea";
         case ValueType::timestamp: return "timestamp";
@@ -136,7 +119,7 @@ void append_base64(std::string& out, std::string_view bytes) {
 }
 
 void append_json_string(std::string& out, std::string_view text) {
-    static constexpr char kHex[] = "0123456789abcdef";
+    static constexpr char kHex[] = "0123456789ABCDEF";  // as Jackson writes \u escapes
     out.push_back('"');
     std::size_t plain = 0;  // start of the run not yet copied
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -166,40 +149,6 @@ std::optional<std::string_view> kafka_bytes(ValueType type, std::string_view tex
             if (!decode_bytea(text, scratch)) return std::nullopt;
             return std::string_view(scratch);
         default: return text;
-    }
-}
-
-std::optional<std::string_view> header_text(ValueType type, std::string_view text, std::string& scratch,
-                                            std::string& bytes_scratch) {
-    switch (type) {
-        case ValueType::boolean: return boolean_text(text);
-        case ValueType::bytea:
-            if (!decode_bytea(text, bytes_scratch)) return std::nullopt;
-            scratch.clear();
-            append_base64(scratch, bytes_scratch);
-            return std::string_view(scratch);
-        default: return text;
-    }
-}
-
-bool append_json_value(std::string& out, ValueType type, std::string_view text, std::string& scratch) {
-    switch (type) {
-        case ValueType::boolean: out += boolean_text(text); return true;
-        case ValueType::integer:
-        case ValueType::number:
-            if (is_json_number(text)) {
-                out += text;
-            } else {
-                append_json_string(out, text);
-            }
-            return true;
-        case ValueType::bytea:
-            if (!decode_bytea(text, scratch)) return false;
-            out.push_back('"');
-            append_base64(out, scratch);
-            out.push_back('"');
-            return true;
-        default: append_json_string(out, text); return true;
     }
 }
 

@@ -28,6 +28,16 @@ std::optional<std::string> owned(std::optional<std::string_view> view) {
     return view ? std::optional<std::string>(*view) : std::nullopt;
 }
 
+// A column's value through Debezium's representation; a value it cannot have is the row's fault.
+template <typename Row, typename Convert>
+auto representable(const Row& row, std::string_view column, std::string_view option, Convert convert) {
+    try {
+        return convert();
+    } catch (const ValueError& e) {
+        throw row.invalid(column, option, e.what());
+    }
+}
+
 }  // namespace
 
 // One row being routed, and what has been read of it so far (for the dead-letter copy an
@@ -67,6 +77,7 @@ struct EventRouter::Row {
 EventRouter::EventRouter(const config::OutboxSettings& settings, const config::RecordFormat& format, std::string run_id)
     : settings_(settings),
       format_(format),
+      values_(format.modes),
       run_id_(std::move(run_id)),
       topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
               settings.route_topic_replacement_location),
@@ -129,59 +140,59 @@ void EventRouter::append_payload_json(const Row& row, std::optional<std::string_
         value_scratch_ += "null";
     } else if (settings_.expand_json_payload && expanded(row, *payload_text)) {
         value_scratch_ += expanded_scratch_;
-    } else if (row.table.payload.type == ValueType::bytea) {
-        value_scratch_ += '"';
-        append_base64(value_scratch_, *row.payload);
-        value_scratch_ += '"';
     } else {
-        append_json_value(value_scratch_, row.table.payload.type, *payload_text, bytes_scratch_);
+        const BoundColumn& column = row.table.payload;
+        representable(row, column.name, kPayloadOption,
+                      [&] { values_.append_json(value_scratch_, column.column_type(), *payload_text); });
     }
+}
+
+// Whether ByteArrayConverter can write the column: only a bytea that Debezium keeps as bytes
+// (Connect fails on anything else).
+void EventRouter::require_bytes(const Row& row, const BoundColumn& column, std::string_view option,
+                                std::string_view converter) const {
+    if (column.type == ValueType::bytea && format_.modes.binary == config::BinaryHandlingMode::bytes) return;
+    throw row.invalid(column.name, option,
+                      std::string(converter) + " ByteArrayConverter writes only bytes, and the value is " +
+                          (column.type == ValueType::bytea ? "bytea written as text (binary.handling.mode)"
+                                                           : value_type_name(column.type)));
+}
+
+// A key or headers-only value as the converter writes it: StringConverter the value's text,
+// JsonConverter a typed JSON value (JSON null for NULL, as for a column's optional schema),
+// ByteArrayConverter a bytea column's bytes.
+std::optional<std::string_view> EventRouter::formatted(const Row& row, const BoundColumn& column,
+                                                       std::string_view option, config::Converter converter,
+                                                       std::optional<std::string_view> text, std::string& scratch) {
+    if (!text) return converter == config::Converter::json ? std::optional<std::string_view>("null") : std::nullopt;
+    switch (converter) {
+        case config::Converter::bytes:
+            require_bytes(row, column, option, option == kKeyOption ? "key.converter" : "value.converter");
+            return representable(row, column.name, option,
+                                 [&] { return values_.string_text(column.column_type(), *text, scratch); });
+        case config::Converter::json:
+            scratch.clear();
+            representable(row, column.name, option, [&] { values_.append_json(scratch, column.column_type(), *text); });
+            return std::string_view(scratch);
+        case config::Converter::string: break;
+    }
+    return representable(row, column.name, option,
+                         [&] { return values_.string_text(column.column_type(), *text, scratch); });
 }
 
 std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
-                                                                std::optional<std::string_view> payload_text,
-                                                                std::optional<std::string_view> payload) {
+                                                                std::optional<std::string_view> payload_text) {
     // An expanded payload is JSON already, whichever converter writes it.
-    if (payload && settings_.expand_json_payload && expanded(row, *payload_text)) return expanded_scratch_;
-    return formatted_value(row, payload_text, payload);
+    if (payload_text && settings_.expand_json_payload && expanded(row, *payload_text)) return expanded_scratch_;
+    return formatted(row, row.table.payload, kPayloadOption, format_.value, payload_text, value_json_scratch_);
 }
 
-// The key as key.converter writes it: StringConverter the text (raw bytes for bytea), JsonConverter
-// a typed JSON value, ByteArrayConverter only a bytea column's bytes (Connect fails on anything else).
-std::optional<std::string_view> EventRouter::formatted_key(const Row& row) {
-    if (format_.key == config::Converter::string) return row.key;
-    // JsonConverter writes a NULL of the column's (optional) schema as JSON null.
-    if (!row.key) return format_.key == config::Converter::json ? std::optional<std::string_view>("null") : row.key;
-    const BoundColumn& column = row.table.key;
-    if (format_.key == config::Converter::bytes) {
-        if (column.type != ValueType::bytea)
-            throw row.invalid(column.name, kKeyOption,
-                              std::string("key.converter ByteArrayConverter writes only bytes, and the value is ") +
-                                  value_type_name(column.type));
-        return row.key;
-    }
-    key_json_scratch_.clear();
-    append_json_value(key_json_scratch_, column.type, *row.text(column), bytes_scratch_);
-    return key_json_scratch_;
-}
-
-// A headers-only payload, not expanded, as value.converter writes it. A
-// tombstone never comes here: it has no schema, and JsonConverter writes it as no bytes.
-std::optional<std::string_view> EventRouter::formatted_value(const Row& row, std::optional<std::string_view> payload_text,
-                                                             std::optional<std::string_view> value) {
-    if (format_.value == config::Converter::string) return value;
-    if (!value) return format_.value == config::Converter::json ? std::optional<std::string_view>("null") : value;
-    const BoundColumn& column = row.table.payload;
-    if (format_.value == config::Converter::bytes) {
-        if (column.type != ValueType::bytea)
-            throw row.invalid(column.name, kPayloadOption,
-                              std::string("value.converter ByteArrayConverter writes only bytes, and the value is ") +
-                                  value_type_name(column.type));
-        return value;
-    }
-    value_json_scratch_.clear();
-    append_json_value(value_json_scratch_, column.type, *payload_text, bytes_scratch_);
-    return value_json_scratch_;
+std::optional<std::string_view> EventRouter::header_value(const Row& row, const BoundColumn& column,
+                                                          std::string_view option, std::string& scratch) const {
+    const auto text = row.text(column);
+    if (!text) return std::nullopt;
+    return representable(row, column.name, option,
+                         [&] { return values_.header_text(column.column_type(), *text, scratch); });
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
@@ -189,13 +200,10 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
     OutboxRecord record;
     const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
     row.key = converted(row, table.key, kKeyOption, key_scratch_);
-    record.key = row.key = formatted_key(row);
+    record.key = row.key = formatted(row, table.key, kKeyOption, format_.key, row.text(table.key), key_json_scratch_);
     const auto payload_text = row.text(table.payload);
     row.payload = converted(row, table.payload, kPayloadOption, payload_scratch_);
-    if (const auto id_text = row.text(table.id)) {
-        row.id = header_text(table.id.type, *id_text, id_scratch_, bytes_scratch_);
-        if (!row.id) throw row.invalid(table.id.name, kIdOption, "the bytea text cannot be decoded");
-    }
+    row.id = header_value(row, table.id, kIdOption, id_scratch_);
     headers_.clear();
     if (format_.context_headers) {
         // Debezium's, in its order, before the EventRouter's own.
@@ -241,13 +249,9 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         }
         const auto text = row.text(*column);
         switch (field.placement) {
-            case config::Placement::header: {
-                std::optional<std::string_view> value;
-                if (text && !(value = header_text(column->type, *text, header_scratch_[i], bytes_scratch_)))
-                    throw row.invalid(field.column, kPlacementOption, "the bytea text cannot be decoded");
-                headers_.push_back({field.alias, value});
+            case config::Placement::header:
+                headers_.push_back({field.alias, header_value(row, *column, kPlacementOption, header_scratch_[i])});
                 break;
-            }
             case config::Placement::partition: {
                 if (!text) break;  // NULL: the producer's partitioner decides, as in Debezium
                 const auto number = parse_int64(*text);
@@ -263,8 +267,9 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
                 value_scratch_ += envelope_keys_[i];
                 if (!text) {
                     value_scratch_ += "null";
-                } else if (!append_json_value(value_scratch_, column->type, *text, bytes_scratch_)) {
-                    throw row.invalid(field.column, kPlacementOption, "the bytea text cannot be decoded");
+                } else {
+                    representable(row, field.column, kPlacementOption,
+                                  [&] { values_.append_json(value_scratch_, column->column_type(), *text); });
                 }
                 break;
         }
@@ -274,7 +279,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         value_scratch_ += '}';
         record.value = value_scratch_;
     } else if (!tombstone) {
-        record.value = headers_only_value(row, payload_text, row.payload);
+        record.value = headers_only_value(row, payload_text);
     }
     return record;
 }

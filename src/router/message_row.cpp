@@ -51,7 +51,7 @@ std::optional<std::string> MessageRow::parse(std::string_view content, std::stri
                 column.data = texts_.emplace_back(value.dump());
                 break;
             case nlohmann::ordered_json::value_t::number_float:
-                type = pg_oid::kNumeric;
+                type = pg_oid::kFloat8;
                 column.data = texts_.emplace_back(value.dump());
                 break;
             default:

@@ -21,7 +21,8 @@ std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn>
     const auto found = std::find_if(columns.begin(), columns.end(),
                                     [&](const pgoutput::RelationColumn& c) { return c.name == wanted; });
     if (found == columns.end()) return std::nullopt;
-    return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), value_type(found->type_oid)};
+    return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), value_type(found->type_oid),
+                       found->type_modifier};
 }
 
 }  // namespace

@@ -42,14 +42,19 @@ public:
         if (taken == 0 || (count != 0 && taken != count)) return std::nullopt;
         return value;
     }
-    // Fraction of a second as milliseconds, ignoring digits past the third.
-    std::int64_t milliseconds() {
-        std::int64_t ms = 0;
+    // Fraction of a second in units of 10^-places seconds, ignoring the digits past them.
+    std::int64_t fraction(int places) {
+        std::int64_t units = 0;
         int taken = 0;
         for (; peek_digit(); ++pos_, ++taken)
-            if (taken < 3) ms = ms * 10 + (text_[pos_] - '0');
-        for (; taken < 3; ++taken) ms *= 10;
-        return ms;
+            if (taken < places) units = units * 10 + (text_[pos_] - '0');
+        for (; taken < places; ++taken) units *= 10;
+        return units;
+    }
+    bool take(std::string_view word) {
+        if (text_.substr(pos_).substr(0, word.size()) != word) return false;
+        pos_ += word.size();
+        return true;
     }
 
 private:
@@ -85,33 +90,111 @@ std::optional<std::int64_t> utc_offset_seconds(Cursor& in) {
     return sign * seconds;
 }
 
-}  // namespace
+// The parts of PostgreSQL's ISO output of a date, time or timestamp.
+struct CivilDate {
+    std::int64_t year = 0;  // astronomical: 1 BC is 0
+    unsigned month = 1;
+    unsigned day = 1;
+};
 
-std::optional<std::int64_t> parse_timestamp_ms(std::string_view text) {
-    Cursor in(text);
+std::optional<CivilDate> date_part(Cursor& in) {
     const auto year = in.digits(0);
     if (!year || !in.take('-')) return std::nullopt;
     const auto month = in.digits(2);
     if (!month || *month < 1 || *month > 12 || !in.take('-')) return std::nullopt;
     const auto day = in.digits(2);
     if (!day || *day < 1 || *day > days_in_month(*year, static_cast<unsigned>(*month))) return std::nullopt;
-    if (!in.take(' ') && !in.take('T')) return std::nullopt;
+    return CivilDate{*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)};
+}
+
+// "HH:MM:SS[.ffffff]" as microseconds; 24:00:00 only where `allow_24` (time columns).
+std::optional<std::int64_t> time_part(Cursor& in, bool allow_24) {
     const auto hour = in.digits(2);
-    if (!hour || *hour > 23 || !in.take(':')) return std::nullopt;
+    if (!hour || *hour > 24 || !in.take(':')) return std::nullopt;
     const auto minute = in.digits(2);
     if (!minute || *minute > 59 || !in.take(':')) return std::nullopt;
     const auto second = in.digits(2);
     if (!second || *second > 59) return std::nullopt;
-    const std::int64_t millis = in.take('.') ? in.milliseconds() : 0;
+    const std::int64_t micros = in.take('.') ? in.fraction(6) : 0;
+    const std::int64_t total = ((*hour * 60 + *minute) * 60 + *second) * 1000000 + micros;
+    if (*hour == 24 && (!allow_24 || total != 86400000000)) return std::nullopt;
+    return total;
+}
+
+// A trailing " BC" turns the year into its astronomical number.
+bool era(Cursor& in, CivilDate& date) {
+    if (!in.take(" BC")) return true;
+    if (date.year < 1) return false;
+    date.year = 1 - date.year;
+    return true;
+}
+
+// Date, time and offset with "T" and "Z" accepted (logical decoding messages); micros since
+// the epoch, checked against overflow.
+std::optional<std::int64_t> timestamp_micros(std::string_view text) {
+    Cursor in(text);
+    auto date = date_part(in);
+    if (!date || (!in.take(' ') && !in.take('T'))) return std::nullopt;
+    const auto time = time_part(in, false);
+    if (!time) return std::nullopt;
     std::int64_t offset = 0;
-    if (!in.at_end()) {
-        const auto parsed = utc_offset_seconds(in);
-        if (!parsed || !in.at_end()) return std::nullopt;
+    Cursor probe = in;
+    if (const auto parsed = utc_offset_seconds(probe)) {
         offset = *parsed;
+        in = probe;
     }
-    const std::int64_t days = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-    const std::int64_t seconds = days * 86400 + *hour * 3600 + *minute * 60 + *second - offset;
-    return seconds * 1000 + millis;
+    if (!era(in, *date) || !in.at_end()) return std::nullopt;
+    const std::int64_t days = days_from_civil(date->year, date->month, date->day);
+    std::int64_t micros = 0;
+    if (__builtin_mul_overflow(days * 86400 - offset, std::int64_t{1000000}, &micros) ||
+        __builtin_add_overflow(micros, *time, &micros))
+        return std::nullopt;
+    return micros;
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+}  // namespace
+
+std::optional<std::int64_t> parse_timestamp_ms(std::string_view text) {
+    if (text.ends_with(" BC")) return std::nullopt;
+    const auto micros = timestamp_micros(text);
+    if (!micros) return std::nullopt;
+    return floor_div(*micros, 1000);
+}
+
+std::optional<std::int64_t> parse_timestamp_us(std::string_view text) {
+    // Debezium reads PostgreSQL's infinities as pgjdbc's sentinels, as milliseconds, in micros.
+    if (text == "infinity") return 9223372036825200000;
+    if (text == "-infinity") return -9223372036832400000;
+    return timestamp_micros(text);
+}
+
+std::optional<std::int64_t> parse_date_days(std::string_view text) {
+    // Debezium's LocalDate sentinels (-5877611-06-21 and -22), as it maps them.
+    if (text == "infinity") return -2147472692;
+    if (text == "-infinity") return -2147472691;
+    Cursor in(text);
+    auto date = date_part(in);
+    if (!date || !era(in, *date) || !in.at_end()) return std::nullopt;
+    return days_from_civil(date->year, date->month, date->day);
+}
+
+std::optional<std::int64_t> parse_time_us(std::string_view text) {
+    Cursor in(text);
+    const auto time = time_part(in, true);
+    if (!time || !in.at_end()) return std::nullopt;
+    return time;
+}
+
+std::optional<std::int64_t> parse_timetz_utc_us(std::string_view text) {
+    Cursor in(text);
+    const auto time = time_part(in, true);
+    if (!time) return std::nullopt;
+    const auto offset = utc_offset_seconds(in);
+    if (!offset || !in.at_end()) return std::nullopt;
+    constexpr std::int64_t kDay = 86400000000;
+    return ((*time - *offset * 1000000) % kDay + kDay) % kDay;
 }
 
 std::optional<std::int64_t> parse_int64(std::string_view text) {

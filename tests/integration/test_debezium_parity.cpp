@@ -304,13 +304,15 @@ BOOST_AUTO_TEST_CASE(header_envelope_and_partition_placements_with_aliases) {
     BOOST_TEST(first.headers[4].first == "note");
     BOOST_TEST(!first.headers[4].second.has_value());
     BOOST_TEST(first.value.value() ==
-               R"({"payload":"{\"id\": 1}","eventType":"Placed","amount":12.50,"quantity":3,"note":null})");
+               R"({"payload":"{\"id\": 1}","eventType":"Placed","amount":{"scale":1,"value":"fQ=="},"quantity":3,)"
+               R"("note":null})");
 
     const auto second = record_with_key(placed, "p-2");
     BOOST_TEST(second.header("flag").value() == "false");
     BOOST_TEST(!second.header("blobHeader").has_value());
     BOOST_TEST(second.value.value() ==
-               R"({"payload":"{\"id\": 2}","eventType":"Placed","amount":-1,"quantity":null,"note":"n"})");
+               R"({"payload":"{\"id\": 2}","eventType":"Placed","amount":{"scale":0,"value":"/w=="},"quantity":null,)"
+               R"("note":"n"})");
 }
 
 BOOST_AUTO_TEST_CASE(tombstones_for_null_and_blank_payloads) {

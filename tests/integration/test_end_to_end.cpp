@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(stop_and_restart_mid_stream_loses_nothing) {
 }
 
 // The walsender prints timestamptz in its session's time zone; the router sets UTC, so a role
-// or database in another zone does not change the record's bytes.
+// or database in another zone does not change the record's bytes (Debezium's ZonedTimestamp).
 BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     const auto db = create_outbox_database("utc");
     Sql sql(postgres().conninfo(db));
@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
              "(gen_random_uuid(), 'Order', 'k', 'Created', '{\"seq\": 1}', '2026-11-23 10:31:09.5+09')");
     const auto records = read_topic(kafka_servers(), "utc.events", 1);
     BOOST_REQUIRE(records.size() == 1u);
-    BOOST_TEST(records[0].header("createdAt").value() == "2026-11-23 01:31:09.5+00");
+    BOOST_TEST(records[0].header("createdAt").value() == "2026-11-23T01:31:09.500000Z");
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
 

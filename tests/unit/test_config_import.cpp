@@ -272,3 +272,21 @@ BOOST_AUTO_TEST_CASE(java_properties_are_read_as_java_reads_them) {
                                                   "7:e=first second\\", "9:f=", "10:g=end \\more"}),
                boost::test_tools::per_element());
 }
+
+BOOST_AUTO_TEST_CASE(column_modes_the_router_writes_are_imported_and_the_others_listed) {
+    const auto imported = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "app", "extended.headers.enabled": "false",
+        "decimal.handling.mode": "string", "time.precision.mode": "nanoseconds", "binary.handling.mode": "hex",
+        "interval.handling.mode": "string"})");
+    BOOST_TEST(keys_not_imported(imported) ==
+                   (std::vector<std::string>{"time.precision.mode", "interval.handling.mode", "bootstrap.servers"}),
+               boost::test_tools::per_element());
+    const auto config = load(imported);
+    BOOST_TEST((config.format.modes.decimal == outbox::config::DecimalHandlingMode::as_string));
+    BOOST_TEST((config.format.modes.binary == outbox::config::BinaryHandlingMode::hex));
+    BOOST_TEST((config.format.modes.time == outbox::config::TimePrecisionMode::adaptive));
+    for (const auto& n : imported.not_imported)
+        if (n.key == "time.precision.mode")
+            BOOST_TEST(n.reason.find("only adaptive, adaptive_time_microseconds, connect, isostring") !=
+                       std::string::npos, n.reason);
+}

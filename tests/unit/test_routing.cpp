@@ -277,10 +277,17 @@ BOOST_AUTO_TEST_CASE(envelope_placements_make_a_typed_json_value_in_config_order
                {text("12.50"), text("-3"), text("t"), text("NaN"), null(), text("\\x00"), text(R"({"a": "b\"c"})")});
     const auto record = fixture.route(row);
     BOOST_TEST(record.value.value() ==
-               R"({"payload":"{\"id\": 1, \"customerId\": 123}","eventType":"OrderCreated","amount":12.50,"n":-3,)"
+               R"({"payload":"{\"id\": 1, \"customerId\": 123}","eventType":"OrderCreated",)"
+               R"("amount":{"scale":1,"value":"fQ=="},"n":-3,)"
                R"("done":true,"ratio":"NaN","note":null,"blob":"AA==","meta":"{\"a\": \"b\\\"c\"}"})");
     BOOST_TEST(nlohmann::json::accept(*record.value));
     BOOST_TEST(record.headers.size() == 2u);  // the header placement still applies
+
+    // A value Debezium's decimal mode cannot hold is the row's fault, named with its column.
+    row[debezium_columns().size()] = text("NaN");
+    const auto nan = invalid_row([&] { fixture.route(row); });
+    BOOST_TEST(contains(nan.what(), "column \"amount\" (outbox.table.fields.additional.placement)"), nan.what());
+    BOOST_TEST(contains(nan.what(), "NaN cannot be a decimal (decimal.handling.mode precise"), nan.what());
 }
 
 BOOST_AUTO_TEST_CASE(envelope_payload_of_each_type) {

@@ -136,6 +136,17 @@ enum class Converter {
     bytes,   // ByteArrayConverter (or Debezium's BinaryDataConverter): bytea columns' raw bytes only
 };
 
+// How Debezium's PostgreSQL connector represents temporal, numeric and bytea columns: its
+// time.precision.mode, decimal.handling.mode and binary.handling.mode, with its defaults.
+enum class TimePrecisionMode { adaptive, adaptive_time_microseconds, connect, isostring };
+enum class DecimalHandlingMode { precise, as_double, as_string };
+enum class BinaryHandlingMode { bytes, base64, base64_url_safe, hex };
+struct ValueModes {
+    TimePrecisionMode time = TimePrecisionMode::adaptive;
+    DecimalHandlingMode decimal = DecimalHandlingMode::precise;
+    BinaryHandlingMode binary = BinaryHandlingMode::bytes;
+};
+
 // What Kafka Connect adds to the EventRouter's record: its converters and Debezium's context
 // headers (extended.headers.enabled).
 struct RecordFormat {
@@ -143,6 +154,7 @@ struct RecordFormat {
     Converter value = Converter::string;
     bool context_headers = false;
     std::string topic_prefix;  // topic.prefix: the context headers' connectorLogicalName
+    ValueModes modes;
 };
 
 // One of Kafka Connect's topic creation groups (KIP-158): which topics it takes (Java regexes

@@ -12,6 +12,10 @@ namespace outbox::router {
 namespace pg_oid {
 inline constexpr std::uint32_t kUnknown = 0;  // no type: a logical decoding message field holding null
 inline constexpr std::uint32_t kBool = 16;
+inline constexpr std::uint32_t kDate = 1082;
+inline constexpr std::uint32_t kTime = 1083;
+inline constexpr std::uint32_t kTimetz = 1266;
+inline constexpr std::uint32_t kInterval = 1186;
 inline constexpr std::uint32_t kBytea = 17;
 inline constexpr std::uint32_t kInt8 = 20;
 inline constexpr std::uint32_t kInt2 = 21;
@@ -30,9 +34,25 @@ inline constexpr std::uint32_t kJsonb = 3802;
 }  // namespace pg_oid
 
 // How a column's text output becomes Kafka bytes and JSON. Every type not listed (text,
-// varchar, uuid, date, ...) is `text`: its PostgreSQL text is used as is. `untyped` values are
+// varchar, uuid, ...) is `text`: its PostgreSQL text is used as is. `untyped` values are
 // always NULL, so they fit any use.
-enum class ValueType { text, boolean, integer, number, json, bytea, timestamp, timestamptz, untyped };
+enum class ValueType {
+    text,
+    boolean,
+    integer,
+    float32,
+    float64,
+    numeric,
+    json,
+    bytea,
+    timestamp,
+    timestamptz,
+    date,
+    time,
+    timetz,
+    interval,
+    untyped
+};
 ValueType value_type(std::uint32_t type_oid);
 const char* value_type_name(ValueType type);
 
@@ -45,21 +65,9 @@ void append_base64(std::string& out, std::string_view bytes);
 // `text` as a JSON string literal (quotes included); UTF-8 passes through.
 void append_json_string(std::string& out, std::string_view text);
 
-// What a value becomes as a Kafka key or headers-only value: the text, except booleans
+// A value's own bytes, for routing and the empty-payload test: the text, except booleans
 // (true/false, where PostgreSQL prints t/f) and bytea (the raw bytes, decoded into `scratch`).
 // nullopt when a bytea text is malformed.
 std::optional<std::string_view> kafka_bytes(ValueType type, std::string_view text, std::string& scratch);
-
-// What a value becomes as a header, as Kafka Connect's SimpleHeaderConverter writes it: the
-// text, booleans true/false, bytea as Base64 (in `scratch`, decoding through `bytes_scratch`).
-// nullopt for a malformed bytea.
-std::optional<std::string_view> header_text(ValueType type, std::string_view text, std::string& scratch,
-                                            std::string& bytes_scratch);
-
-// Appends the value as a typed JSON value: integers and numbers as JSON numbers (NaN and
-// Infinity, which JSON cannot hold, as strings), booleans as true/false, bytea as a Base64
-// string, everything else (json and jsonb included, as Debezium does) as a string. Returns
-// false for a malformed bytea.
-bool append_json_value(std::string& out, ValueType type, std::string_view text, std::string& scratch);
 
 }  // namespace outbox::router

@@ -39,15 +39,19 @@ private:
                                               std::string& scratch) const;
     std::int64_t event_timestamp(const Row& row) const;
     void append_payload_json(const Row& row, std::optional<std::string_view> payload_text);
-    std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text,
-                                                       std::optional<std::string_view> payload);
+    std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text);
     bool expanded(const Row& row, std::string_view payload_text);
-    std::optional<std::string_view> formatted_key(const Row& row);
-    std::optional<std::string_view> formatted_value(const Row& row, std::optional<std::string_view> payload_text,
-                                                    std::optional<std::string_view> value);
+    void require_bytes(const Row& row, const BoundColumn& column, std::string_view option,
+                       std::string_view converter) const;
+    std::optional<std::string_view> formatted(const Row& row, const BoundColumn& column, std::string_view option,
+                                              config::Converter converter, std::optional<std::string_view> text,
+                                              std::string& scratch);
+    std::optional<std::string_view> header_value(const Row& row, const BoundColumn& column, std::string_view option,
+                                                 std::string& scratch) const;
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
+    ConnectValueWriter values_;
     const std::string run_id_;
     TopicRouter topics_;
     JsonExpansion expansion_;
@@ -61,7 +65,6 @@ private:
     std::string payload_scratch_;
     std::string value_scratch_;
     std::string expanded_scratch_;
-    std::string bytes_scratch_;
     std::vector<std::string> header_scratch_;  // per additional field
     std::vector<KafkaHeader> headers_;
 };

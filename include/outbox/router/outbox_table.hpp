@@ -11,6 +11,7 @@
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_value.hpp"
 
 namespace outbox::router {
 
@@ -19,6 +20,8 @@ struct BoundColumn {
     std::string_view name;  // the configured name (points into the settings)
     std::size_t index = 0;
     ValueType type = ValueType::text;
+    std::int32_t type_modifier = -1;
+    ColumnType column_type() const { return {type, type_modifier}; }
 };
 
 // An outbox table as the server last described it (pgoutput RELATION), or one logical decoding

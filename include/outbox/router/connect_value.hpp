@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "outbox/config/config.hpp"
+#include "outbox/router/column_value.hpp"
+
+namespace outbox::router {
+
+// A column's type as pgoutput's RELATION describes it: the kind the router converts, and the
+// type modifier (atttypmod) that carries a declared precision and scale.
+struct ColumnType {
+    ValueType kind = ValueType::text;
+    std::int32_t modifier = -1;  // -1: none declared
+
+    // p of time(p), timetz(p), timestamp(p) and timestamptz(p); 6 when none is declared.
+    int fractional_digits() const;
+    // numeric(p, s): false for a numeric declared without them.
+    bool numeric_has_scale() const;
+    int numeric_precision() const;
+    int numeric_scale() const;
+};
+
+// A value Debezium cannot represent in the configured mode (NaN in a precise decimal), or text
+// that is not what PostgreSQL writes for the type.
+class ValueError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A column's value as Debezium's PostgreSQL connector makes it a Kafka Connect value (its
+// time.precision.mode, decimal.handling.mode and binary.handling.mode), written the way each
+// Kafka Connect converter writes that value. Text, uuid, json, integer and boolean columns pass
+// through without copying; the others are built in `scratch`. Throws ValueError.
+class ConnectValueWriter {
+public:
+    explicit ConnectValueWriter(const config::ValueModes& modes) : modes_(modes) {}
+
+    // StringConverter (a key or a headers-only value): the value's Java text. Where Debezium's
+    // Java text is an object's identity (a bytea ByteBuffer, a variable-scale decimal Struct),
+    // the bytes and the header's text instead.
+    std::string_view string_text(const ColumnType& type, std::string_view text, std::string& scratch) const;
+    // SimpleHeaderConverter: the value's text, bytes as Base64, structures as JSON-like text.
+    std::string_view header_text(const ColumnType& type, std::string_view text, std::string& scratch) const;
+    // JsonConverter with schemas.enable=false: appends the value as JSON.
+    void append_json(std::string& out, const ColumnType& type, std::string_view text) const;
+
+    const config::ValueModes& modes() const { return modes_; }
+
+private:
+    struct Value;
+    Value value_of(const ColumnType& type, std::string_view text, std::string& scratch) const;
+
+    config::ValueModes modes_;
+    mutable std::string bytes_;  // decoded bytea, reused
+};
+
+}  // namespace outbox::router

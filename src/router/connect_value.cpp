@@ -1,0 +1,343 @@
+#include "outbox/router/connect_value.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "outbox/router/decimal_number.hpp"
+#include "outbox/router/java_text.hpp"
+#include "outbox/router/timestamp_text.hpp"
+
+namespace outbox::router {
+
+using config::BinaryHandlingMode;
+using config::DecimalHandlingMode;
+using config::TimePrecisionMode;
+
+int ColumnType::fractional_digits() const { return modifier >= 0 && modifier <= 6 ? modifier : 6; }
+// numeric's atttypmod is ((precision << 16) | scale) + VARHDRSZ.
+bool ColumnType::numeric_has_scale() const { return modifier >= 4; }
+int ColumnType::numeric_precision() const { return (modifier - 4) >> 16 & 0xffff; }
+int ColumnType::numeric_scale() const { return (modifier - 4) & 0xffff; }
+
+// The Connect value: its Java text, or what the converters need of it.
+struct ConnectValueWriter::Value {
+    enum class Kind {
+        string,            // a Java String
+        number,            // a Java number or boolean: bare in JSON
+        non_finite,        // a double's NaN or infinity: a JSON string
+        bytes,             // a ByteBuffer
+        decimal,           // a BigDecimal of a fixed scale (Connect's Decimal): `text` and unscaled `bytes`
+        variable_decimal,  // Debezium's VariableScaleDecimal struct: `scale` and unscaled `bytes`
+        date,              // a java.util.Date (time.precision.mode connect); `text` is JsonConverter's number
+    };
+    Kind kind = Kind::string;
+    std::string_view text;
+    std::string_view bytes;
+    int scale = 0;
+    std::int64_t epoch_ms = 0;
+};
+
+namespace {
+
+[[noreturn]] void not_type_text(const ColumnType& type, std::string_view text) {
+    throw ValueError("\"" + std::string(text.substr(0, 64)) + "\" is not " + value_type_name(type.kind) +
+                     " text as PostgreSQL writes it (DateStyle ISO, IntervalStyle postgres)");
+}
+
+template <typename Number>
+std::optional<Number> parse_number(std::string_view text) {
+    Number value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+void append_base64_with(std::string& out, std::string_view bytes, bool url_safe) {
+    const auto start = out.size();
+    append_base64(out, bytes);
+    if (url_safe)
+        for (auto i = start; i < out.size(); ++i) out[i] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+}
+
+void append_hex(std::string& out, std::string_view bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (const char c : bytes) {
+        const auto b = static_cast<unsigned char>(c);
+        out += {kHex[b >> 4], kHex[b & 15]};
+    }
+}
+
+// PostgreSQL's interval output (IntervalStyle postgres: "1 year 2 mons -3 days 04:05:06.78") as
+// Debezium's MicroDuration: months of 30.4375 days, summed in doubles and truncated, as Debezium
+// computes it.
+std::optional<std::int64_t> interval_micros(std::string_view text) {
+    double years = 0, months = 0, days = 0, hours = 0, minutes = 0, seconds = 0;
+    std::size_t i = 0;
+    const auto skip_spaces = [&] {
+        while (i < text.size() && text[i] == ' ') ++i;
+    };
+    skip_spaces();
+    while (i < text.size()) {
+        const std::size_t start = i;
+        if (text[i] == '-' || text[i] == '+') ++i;
+        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+        const std::string_view number = text.substr(start, i - start);
+        if (i < text.size() && text[i] == ':') {
+            // [-]HH:MM:SS[.ffffff], the sign on every part.
+            const bool negative = number.starts_with('-');
+            const auto h = parse_number<double>(number.substr(number[0] == '-' || number[0] == '+'));
+            const auto colon = text.find(':', i + 1);
+            if (!h || colon == std::string_view::npos) return std::nullopt;
+            const auto m = parse_number<double>(text.substr(i + 1, colon - i - 1));
+            const auto end = text.find(' ', colon);
+            const auto s = parse_number<double>(text.substr(colon + 1, end == std::string_view::npos ? end : end - colon - 1));
+            if (!m || !s) return std::nullopt;
+            const double sign = negative ? -1 : 1;
+            hours = sign * *h;
+            minutes = sign * *m;
+            seconds = sign * *s;
+            i = end == std::string_view::npos ? text.size() : end;
+        } else {
+            const auto value = parse_number<double>(number.substr(number.starts_with('+')));
+            skip_spaces();
+            const std::size_t unit_start = i;
+            while (i < text.size() && text[i] != ' ') ++i;
+            const std::string_view unit = text.substr(unit_start, i - unit_start);
+            if (!value) return std::nullopt;
+            if (unit == "year" || unit == "years") years = *value;
+            else if (unit == "mon" || unit == "mons") months = *value;
+            else if (unit == "day" || unit == "days") days = *value;
+            else return std::nullopt;
+        }
+        skip_spaces();
+    }
+    const double total_days = (years * 12 + months) * 30.4375 + days;
+    const double total_seconds = ((total_days * 24 + hours) * 60 + minutes) * 60 + seconds;
+    const double micros = total_seconds * 1e6;
+    if (!(std::fabs(micros) < 9.2e18)) return std::nullopt;
+    return static_cast<std::int64_t>(micros);
+}
+
+}  // namespace
+
+ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, std::string_view text,
+                                                       std::string& owned) const {
+    using Kind = Value::Kind;
+    Value v;
+    v.text = text;
+    const auto number = [&](std::int64_t n) {
+        owned = std::to_string(n);
+        v.kind = Kind::number;
+        v.text = owned;
+    };
+    const auto string = [&](std::string s) {
+        owned = std::move(s);
+        v.kind = Kind::string;
+        v.text = owned;
+    };
+    const auto java_date = [&](std::int64_t epoch_ms, std::int64_t json_number) {
+        owned = std::to_string(json_number);
+        v.kind = Kind::date;
+        v.text = owned;
+        v.epoch_ms = epoch_ms;
+    };
+    switch (type.kind) {
+        case ValueType::boolean:
+            v.kind = Kind::number;
+            v.text = text == "t" ? "true" : text == "f" ? "false" : text;
+            return v;
+        case ValueType::integer: v.kind = Kind::number; return v;
+        case ValueType::float32:
+        case ValueType::float64: {
+            const auto value = parse_number<double>(text);
+            if (!value) not_type_text(type, text);
+            if (!std::isfinite(*value)) {
+                v.kind = Kind::non_finite;
+                v.text = std::isnan(*value) ? "NaN" : *value > 0 ? "Infinity" : "-Infinity";
+                return v;
+            }
+            owned = type.kind == ValueType::float32 ? java_float_text(static_cast<float>(*value))
+                                                    : java_double_text(*value);
+            v.kind = Kind::number;
+            v.text = owned;
+            return v;
+        }
+        case ValueType::numeric: {
+            const bool special = text == "NaN" || text == "Infinity" || text == "-Infinity";
+            if (modes_.decimal == DecimalHandlingMode::as_string) {
+                v.kind = Kind::string;
+                if (special) v.text = text == "NaN" ? "NAN" : text == "Infinity" ? "POSITIVE_INFINITY" : "NEGATIVE_INFINITY";
+                return v;
+            }
+            if (modes_.decimal == DecimalHandlingMode::as_double) {
+                const auto value = parse_number<double>(text);
+                if (!value) not_type_text(type, text);
+                if (special) {
+                    v.kind = Kind::non_finite;
+                    return v;
+                }
+                owned = java_double_text(*value);
+                v.kind = Kind::number;
+                v.text = owned;
+                return v;
+            }
+            if (special)
+                throw ValueError(std::string(text) +
+                                 " cannot be a decimal (decimal.handling.mode precise, as in Debezium); "
+                                 "decimal.handling.mode string or double can write it");
+            auto decimal = DecimalNumber::parse(text);
+            if (!decimal) not_type_text(type, text);
+            if (!type.numeric_has_scale()) {
+                const DecimalNumber stripped = decimal->stripped();
+                bytes_ = stripped.unscaled_bytes();
+                v.kind = Kind::variable_decimal;
+                v.scale = stripped.scale;
+                v.bytes = bytes_;
+                return v;
+            }
+            owned = decimal->java_text();
+            bytes_ = decimal->unscaled_bytes();
+            v.kind = Kind::decimal;
+            v.text = owned;
+            v.bytes = bytes_;
+            return v;
+        }
+        case ValueType::bytea: {
+            if (!decode_bytea(text, bytes_)) throw ValueError("the bytea text cannot be decoded");
+            if (modes_.binary == BinaryHandlingMode::bytes) {
+                v.kind = Kind::bytes;
+                v.bytes = bytes_;
+                return v;
+            }
+            owned.clear();
+            if (modes_.binary == BinaryHandlingMode::hex) append_hex(owned, bytes_);
+            else append_base64_with(owned, bytes_, modes_.binary == BinaryHandlingMode::base64_url_safe);
+            v.kind = Kind::string;
+            v.text = owned;
+            return v;
+        }
+        case ValueType::timestamptz: {
+            if (text == "infinity" || text == "-infinity") return v;  // ZonedTimestamp keeps the word
+            const auto micros = parse_timestamp_us(text);
+            if (!micros) not_type_text(type, text);
+            const int digits = type.fractional_digits();
+            string(iso_date_time(*micros, digits));
+            return v;
+        }
+        case ValueType::timestamp: {
+            const auto micros = parse_timestamp_us(text);
+            if (!micros) not_type_text(type, text);
+            const std::int64_t millis = floor_div(*micros, 1000);
+            switch (modes_.time) {
+                case TimePrecisionMode::connect: java_date(millis, millis); return v;
+                case TimePrecisionMode::isostring: string(iso_date_time(*micros, 0)); return v;
+                default: number(type.fractional_digits() <= 3 ? millis : *micros); return v;
+            }
+        }
+        case ValueType::date: {
+            const auto days = parse_date_days(text);
+            if (!days) not_type_text(type, text);
+            switch (modes_.time) {
+                case TimePrecisionMode::connect: java_date(*days * 86400000, *days); return v;
+                case TimePrecisionMode::isostring: string(iso_date(*days)); return v;
+                default: number(*days); return v;
+            }
+        }
+        case ValueType::time: {
+            const auto micros = parse_time_us(text);
+            if (!micros) not_type_text(type, text);
+            switch (modes_.time) {
+                case TimePrecisionMode::connect: java_date(*micros / 1000, *micros / 1000); return v;
+                case TimePrecisionMode::isostring: string(iso_time(*micros)); return v;
+                case TimePrecisionMode::adaptive_time_microseconds: number(*micros); return v;
+                default: number(type.fractional_digits() <= 3 ? *micros / 1000 : *micros); return v;
+            }
+        }
+        case ValueType::timetz: {
+            const auto micros = parse_timetz_utc_us(text);
+            if (!micros) not_type_text(type, text);
+            string(iso_time(*micros));
+            return v;
+        }
+        case ValueType::interval: {
+            const auto micros = interval_micros(text);
+            if (!micros) not_type_text(type, text);
+            number(*micros);
+            return v;
+        }
+        default: return v;  // text, json, uuid and the rest: a Java String
+    }
+}
+
+namespace {
+
+// The column's text itself is returned as is; anything built is copied to the caller's buffer,
+// which outlives this call.
+std::string_view kept(std::string_view view, std::string_view input, std::string& scratch) {
+    if (view.data() >= input.data() && view.data() + view.size() <= input.data() + input.size()) return view;
+    scratch.assign(view);
+    return scratch;
+}
+
+void append_struct(std::string& out, int scale, std::string_view unscaled) {
+    out += "{\"scale\":" + std::to_string(scale) + ",\"value\":\"";
+    append_base64(out, unscaled);
+    out += "\"}";
+}
+
+}  // namespace
+
+std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::string_view text,
+                                                 std::string& scratch) const {
+    std::string owned;
+    const Value v = value_of(type, text, owned);
+    switch (v.kind) {
+        case Value::Kind::bytes: scratch.assign(v.bytes); return scratch;
+        case Value::Kind::variable_decimal:
+            scratch.clear();
+            append_struct(scratch, v.scale, v.bytes);
+            return scratch;
+        case Value::Kind::date: scratch = java_date_text(v.epoch_ms); return scratch;
+        default: return kept(v.text, text, scratch);
+    }
+}
+
+std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::string_view text,
+                                                 std::string& scratch) const {
+    std::string owned;
+    const Value v = value_of(type, text, owned);
+    switch (v.kind) {
+        case Value::Kind::bytes:
+            scratch.clear();
+            append_base64(scratch, v.bytes);
+            return scratch;
+        case Value::Kind::variable_decimal:
+            scratch.clear();
+            append_struct(scratch, v.scale, v.bytes);
+            return scratch;
+        case Value::Kind::date: scratch = connect_header_date_text(v.epoch_ms); return scratch;
+        default: return kept(v.text, text, scratch);
+    }
+}
+
+void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, std::string_view text) const {
+    std::string owned;
+    const Value v = value_of(type, text, owned);
+    switch (v.kind) {
+        case Value::Kind::string:
+        case Value::Kind::non_finite: append_json_string(out, v.text); return;
+        case Value::Kind::number:
+        case Value::Kind::date: out += v.text; return;
+        case Value::Kind::bytes:
+        case Value::Kind::decimal:
+            out += '"';
+            append_base64(out, v.bytes);
+            out += '"';
+            return;
+        case Value::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
+    }
+}
+
+}  // namespace outbox::router
