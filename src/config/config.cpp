@@ -157,7 +157,7 @@ const char* ignored_debezium_key(std::string_view name) {
         return "Debezium no longer emits the event type by itself (DBZ-2014); to send it, add e.g. "
                "type:header:eventType to table.fields.additional.placement";
     if (name == "table.field.event.schema.version") return "it sets a Kafka Connect schema version, and the router writes no Connect schemas";
-    if (name.starts_with("tracing.")) return "the router creates no OpenTelemetry spans";
+    if (name == "tracing.operation.name") return "the router creates no OpenTelemetry spans; it passes the writer's on";
     return nullptr;
 }
 
@@ -198,6 +198,14 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
         {"table.field.event.key", set(outbox.field_event_key)},
         {"table.field.event.payload", set(outbox.field_event_payload)},
         {"table.field.event.timestamp", set(outbox.field_event_timestamp)},
+        {"tracing.span.context.field", set(outbox.tracing_span_context_field)},
+        {"tracing.with.context.field.only",
+         [](const Entry& e) {
+             if (!boolean_option(e))
+                 log::warn(e.location.describe() + ": " + e.key +
+                           " false has no effect: the router creates no spans, so a row without a trace context "
+                           "gets no trace headers");
+         }},
         {"table.fields.additional.placement", [&](const Entry& e) { outbox.additional_fields = additional_placements(e); }},
         {"table.field.additional.missing",
          [&](const Entry& e) {
@@ -244,8 +252,8 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
             for (const KeyHandler& h : handlers) known += (known.empty() ? "" : ", ") + std::string(h.name);
             if (scope == OutboxScope::shared) known += ", table.overrides";
             fail(e.location, e.key + ": unknown key (expected one of: " + known +
-                                 "; Debezium's table.field.event.type, table.field.event.schema.version and tracing.* "
-                                 "are accepted and ignored)");
+                                 "; Debezium's table.field.event.type, table.field.event.schema.version and "
+                                 "tracing.operation.name are accepted and ignored)");
         }
     }
 }

@@ -69,7 +69,7 @@ const std::set<std::string>& router_outbox_options() {
         "table.fields.additional.placement", "table.field.additional.missing",
         "table.fields.additional.error.on.missing", "table.expand.json.payload", "debezium.expand.json.payload",
         "table.json.payload.null.behavior", "table.json.payload.empty.array.behavior", "table.op.invalid.behavior",
-        "debezium.op.invalid.behavior"};
+        "debezium.op.invalid.behavior", "tracing.span.context.field", "tracing.with.context.field.only"};
     return options;
 }
 
@@ -214,8 +214,8 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
             entries.emplace_back(option, s->value);
             take(*s);
         } else if (option == "table.field.event.schema.version" || option == "table.field.event.type" ||
-                   starts_with(option, "tracing.")) {
-            skip(*s, "acts only through Kafka Connect schemas or OpenTelemetry, which the router does not use");
+                   option == "tracing.operation.name") {
+            skip(*s, "acts only through Kafka Connect schemas or OpenTelemetry spans, which the router does not make");
         } else {
             skip(*s, "not an EventRouter option the router knows");
         }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "outbox/migration/java_properties.hpp"
+#include "outbox/util/java_properties.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::migration {
+using util::JavaProperty;
+using util::parse_java_properties;
 namespace {
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }

@@ -5,6 +5,7 @@
 
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/timestamp_text.hpp"
+#include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -83,7 +84,7 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
               settings.route_topic_replacement_location),
       expansion_{settings.json_null_behavior, settings.json_empty_array_behavior},
       header_scratch_(settings.additional_fields.size()) {
-    headers_.reserve(5 + settings.additional_fields.size());
+    headers_.reserve(7 + settings.additional_fields.size());
     for (const auto& field : settings.additional_fields) {
         std::string key;
         if (field.placement == config::Placement::envelope) {
@@ -195,6 +196,24 @@ std::optional<std::string_view> EventRouter::header_value(const Row& row, const 
                          [&] { return values_.header_text(column.column_type(), *text, scratch); });
 }
 
+// The writer's trace context as W3C headers, where Debezium's OpenTelemetry integration puts
+// them. The router records no spans of its own, so it passes the writer's context on unchanged,
+// as OpenTelemetry does without an SDK: the consumer's span becomes the writer's child.
+void EventRouter::append_trace_headers(const Row& row) {
+    const BoundColumn& column = *row.table.tracing_context;
+    const auto text = row.text(column);
+    if (!text) return;
+    trace_ = parse_trace_context(*text);
+    if (!trace_) {
+        log::warn(row.where() + ": " + std::string(row.table.column_word) + " \"" + std::string(column.name) +
+                  "\" (tracing.span.context.field) holds no valid W3C traceparent; the event is sent without trace "
+                  "headers");
+        return;
+    }
+    headers_.push_back({"traceparent", trace_->traceparent});
+    if (!trace_->tracestate.empty()) headers_.push_back({"tracestate", trace_->tracestate});
+}
+
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
     Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt};
     OutboxRecord record;
@@ -212,6 +231,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         headers_.push_back({"__debezium.context.connectorName", "postgresql"});
         headers_.push_back({"__debezium.context.runId", run_id_});
     }
+    if (table.tracing_context) append_trace_headers(row);
     headers_.push_back({"id", row.id});
 
     if (!route_by)

@@ -66,6 +66,8 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
                                std::string("is ") + value_type_name(type) +
                                    ", not a timestamp, timestamptz or integer of epoch milliseconds"};
     }
+    // Optional: rows of a table without it carry no trace context.
+    table.tracing_context = find_column(columns, settings.tracing_span_context_field);
     table.additional.clear();
     for (const auto& field : settings.additional_fields) {
         auto bound = find_column(columns, field.column);

@@ -284,6 +284,21 @@ const std::vector<Case>& cases() {
         types_case("types_json", Connector::json),
         types_case("types_string_modes", Connector::string_modes),
         types_case("types_json_modes", Connector::json_modes),
+        // Known difference: Debezium on Kafka Connect without OpenTelemetry's jars ignores the
+        // tracing column (with them, it writes a span of its own); the router passes the writer's
+        // W3C context on as traceparent and tracestate.
+        {"tracing", kBase + ", tracingspancontext varchar(256)",
+         {{"route.topic.replacement", "sbs.tracing"}},
+         Connector::string,
+         {"INSERT INTO tracing.outbox VALUES ('tr1', 'x', 'k1', 'p', E'#Tue Nov 25 10:00:00 UTC 2026\\ntraceparent="
+          "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\\ntracestate=rojo=00f067aa0ba902b7\\n')"},
+         {{"sbs.tracing", 1}},
+         false,
+         [](ConsumedRecord& r) {
+             BOOST_TEST(contains(shown(r.headers), "traceparent='00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' "
+                                                   "tracestate='rojo=00f067aa0ba902b7' id='tr1'"));
+             std::erase_if(r.headers, [](const auto& h) { return h.first == "traceparent" || h.first == "tracestate"; });
+         }},
         // Known difference: Debezium's expansion gives up on an array mixing types and keeps the
         // string (a JSON string literal under JsonConverter); the router expands it.
         {"expand_mixed", "id text, aggregatetype text, aggregateid text, payload jsonb",

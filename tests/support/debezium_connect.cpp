@@ -28,6 +28,17 @@ std::string properties_text(const std::map<std::string, std::string>& properties
     return text;
 }
 
+// Each connector's streaming source logs this once it reads its slot. A slot can be active before:
+// while CREATE_REPLICATION_SLOT waits for the transactions already running, which it will not
+// decode.
+constexpr std::string_view kStreaming = "Processing messages (io.debezium.connector.postgresql.";
+
+std::size_t occurrences(const std::string& text, std::string_view needle) {
+    std::size_t count = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++count;
+    return count;
+}
+
 }  // namespace
 
 std::string debezium_runtime_libs() { return OUTBOX_DEBEZIUM_RUNTIME_LIBS; }
@@ -87,10 +98,10 @@ void DebeziumConnect::wait_until_ready(const std::function<bool()>& ready, const
     std::string failure;
     const bool held = outbox::test::wait_until(
         [&] {
+            const std::string log = read_if_exists(spec_.dir + "/connect.log");
             if (!running()) failure = "Kafka Connect exited";
-            else if (read_if_exists(spec_.dir + "/connect.log").find("] ERROR ") != std::string::npos)
-                failure = "Kafka Connect logged an error";
-            return !failure.empty() || ready();
+            else if (log.find("] ERROR ") != std::string::npos) failure = "Kafka Connect logged an error";
+            return !failure.empty() || (occurrences(log, kStreaming) >= spec_.connectors.size() && ready());
         },
         timeout);
     if (held && failure.empty()) return;

@@ -28,7 +28,7 @@ public:
     DebeziumConnect(const DebeziumConnect&) = delete;
     DebeziumConnect& operator=(const DebeziumConnect&) = delete;
 
-    // Polls `ready` until it holds. Throws, with the log's tail, when the worker exits, logs an
+    // Polls until every connector streams from its slot and `ready` holds. Throws, with the log's tail, when the worker exits, logs an
     // ERROR (a connector or task that failed to start), or `timeout` passes first.
     void wait_until_ready(const std::function<bool()>& ready, const std::string& what,
                           std::chrono::milliseconds timeout = std::chrono::seconds(120));

@@ -6,10 +6,11 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/migration/config_import.hpp"
-#include "outbox/migration/java_properties.hpp"
+#include "outbox/util/java_properties.hpp"
 #include "outbox/util/errors.hpp"
 
 using namespace outbox::migration;
+using outbox::util::parse_java_properties;
 
 namespace {
 

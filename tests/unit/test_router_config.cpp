@@ -127,17 +127,20 @@ BOOST_AUTO_TEST_CASE(malformed_placements_are_config_errors_at_start) {
 BOOST_AUTO_TEST_CASE(debezium_keys_without_effect_are_accepted_with_a_warning_naming_them) {
     StderrCapture log;
     const OutboxSettings o = outbox_of({"table.field.event.type: type", "table.field.event.schema.version: v",
-                                        "tracing.span.context.field: tracingspancontext",
-                                        "tracing.with.context.field.only: true", "route.by.field: kind"});
+                                        "tracing.span.context.field: trace_context",
+                                        "tracing.with.context.field.only: false", "tracing.operation.name: read",
+                                        "route.by.field: kind"});
     BOOST_TEST(o.route_by_field == "kind");
+    BOOST_TEST(o.tracing_span_context_field == "trace_context");
     const std::string warnings = log.text();
     BOOST_TEST(contains(warnings,
                         "WARN  router.yaml:6: outbox.table.field.event.type is accepted for compatibility "
                         "with Debezium but has no effect"));
     BOOST_TEST(contains(warnings, "type:header:eventType"));
     BOOST_TEST(contains(warnings, "router.yaml:7: outbox.table.field.event.schema.version is accepted"));
-    BOOST_TEST(contains(warnings, "router.yaml:8: outbox.tracing.span.context.field is accepted"));
-    BOOST_TEST(contains(warnings, "router.yaml:9: outbox.tracing.with.context.field.only is accepted"));
+    BOOST_TEST(!contains(warnings, "tracing.span.context.field"));
+    BOOST_TEST(contains(warnings, "router.yaml:9: outbox.tracing.with.context.field.only false has no effect"));
+    BOOST_TEST(contains(warnings, "router.yaml:10: outbox.tracing.operation.name is accepted"));
 }
 
 BOOST_AUTO_TEST_CASE(other_unknown_keys_are_errors_and_renamed_debezium_keys_say_so) {

@@ -11,6 +11,7 @@
 #include "outbox/router/json_nesting.hpp"
 #include "outbox/config/placement_parser.hpp"
 #include "outbox/router/timestamp_text.hpp"
+#include "outbox/router/trace_context.hpp"
 
 namespace outbox::router {
 std::ostream& operator<<(std::ostream& out, ValueType type) { return out << value_type_name(type); }
@@ -425,4 +426,28 @@ BOOST_AUTO_TEST_CASE(json_nested_deeper_than_jackson_allows_is_not_expanded) {
     BOOST_TEST(!json_nesting_error(quoted));
     BOOST_TEST(expand(quoted) == "{\"a\":\"\\\"" + std::string(5000, '[') + "\"}");
     BOOST_TEST(out == "untouched");
+}
+
+BOOST_AUTO_TEST_CASE(trace_context_from_the_writers_properties_text) {
+    const std::string parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    // As Debezium's Quarkus outbox extension writes it (Properties.store): a date comment first.
+    const auto quarkus = parse_trace_context("#Tue Nov 25 10:00:00 UTC 2026\ntraceparent=" + parent + "\n");
+    BOOST_REQUIRE(quarkus.has_value());
+    BOOST_TEST(quarkus->traceparent == parent);
+    BOOST_TEST(quarkus->tracestate.empty());
+    const auto with_state = parse_trace_context("tracestate=congo\\=t61rcWkgMzE,rojo=00f067aa0ba902b7\ntraceparent: " +
+                                                parent);
+    BOOST_REQUIRE(with_state.has_value());
+    BOOST_TEST(with_state->tracestate == "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7");
+    // A later version is read as version 00, its extra fields dropped.
+    const auto later = parse_trace_context("traceparent=cc-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-x");
+    BOOST_REQUIRE(later.has_value());
+    BOOST_TEST(later->traceparent == parent);
+    for (const char* bad : {"", "tracestate=a=b", "traceparent=", "traceparent=00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+                            "traceparent=00-00000000000000000000000000000000-b7ad6b7169203331-01",
+                            "traceparent=00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+                            "traceparent=ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                            "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra",
+                            "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331"})
+        BOOST_TEST(!parse_trace_context(bad).has_value(), bad);
 }

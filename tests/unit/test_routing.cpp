@@ -470,3 +470,39 @@ BOOST_AUTO_TEST_CASE(route_by_value_of_a_non_text_type_is_used_as_text) {
     row.push_back(text("7"));
     BOOST_TEST(fixture.route(row).topic == "outbox.event.7");
 }
+
+// Debezium's tracing column: the writer's W3C context becomes traceparent/tracestate headers,
+// after the context headers and before id, as Debezium's OpenTelemetry integration places them.
+BOOST_AUTO_TEST_CASE(the_tracing_span_context_column_becomes_w3c_trace_headers) {
+    auto columns = debezium_columns();
+    columns.push_back({0, "tracingspancontext", pg_oid::kVarchar, -1});
+    TableFixture fixture(columns);
+    const std::string parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const std::string stored = "#Tue Nov 25 10:00:00 UTC 2026\ntraceparent=" + parent + "\ntracestate=rojo=00f067aa0ba902b7\n";
+    auto row = order_row();
+    row.push_back(text(stored));
+    const auto traced = fixture.route(row);
+    BOOST_REQUIRE(traced.headers.size() == 3u);
+    BOOST_TEST(traced.headers[0].name == "traceparent");
+    BOOST_TEST(traced.headers[0].value.value() == parent);
+    BOOST_TEST(traced.headers[1].name == "tracestate");
+    BOOST_TEST(traced.headers[1].value.value() == "rojo=00f067aa0ba902b7");
+    BOOST_TEST(traced.headers[2].name == "id");
+
+    // NULL, or no valid traceparent (logged): the event goes on without trace headers.
+    row.back() = null();
+    BOOST_TEST(fixture.route(row).headers.size() == 1u);
+    row.back() = text("traceparent=garbage");
+    BOOST_TEST(fixture.route(row).headers.size() == 1u);
+
+    // tracing.span.context.field names another column.
+    config::OutboxSettings settings;
+    settings.tracing_span_context_field = "trace";
+    columns.back().name = "trace";
+    TableFixture renamed(columns, settings);
+    const std::string bare = "traceparent=" + parent;
+    row.back() = text(bare);
+    const auto renamed_record = renamed.route(row);
+    BOOST_REQUIRE(renamed_record.headers.size() == 2u);
+    BOOST_TEST(renamed_record.headers[0].value.value() == parent);
+}

@@ -68,6 +68,7 @@ struct OutboxSettings {
     std::string field_event_key = "aggregateid";
     std::string field_event_payload = "payload";
     std::string field_event_timestamp;  // empty: the transaction's commit time
+    std::string tracing_span_context_field = "tracingspancontext";
     std::vector<AdditionalField> additional_fields;
     MissingFieldBehavior additional_missing = MissingFieldBehavior::error;
     InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::warn;

@@ -12,6 +12,7 @@
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/router/topic_router.hpp"
+#include "outbox/router/trace_context.hpp"
 
 namespace outbox::router {
 
@@ -41,6 +42,7 @@ private:
     void append_payload_json(const Row& row, std::optional<std::string_view> payload_text);
     std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text);
     bool expanded(const Row& row, std::string_view payload_text);
+    void append_trace_headers(const Row& row);
     void require_bytes(const Row& row, const BoundColumn& column, std::string_view option,
                        std::string_view converter) const;
     std::optional<std::string_view> formatted(const Row& row, const BoundColumn& column, std::string_view option,
@@ -67,6 +69,7 @@ private:
     std::string expanded_scratch_;
     std::vector<std::string> header_scratch_;  // per additional field
     std::vector<KafkaHeader> headers_;
+    std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
 };
 
 }  // namespace outbox::router

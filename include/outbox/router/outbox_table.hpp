@@ -38,6 +38,7 @@ struct OutboxTable {
     BoundColumn payload;
     BoundColumn route_by;
     std::optional<BoundColumn> timestamp;
+    std::optional<BoundColumn> tracing_context;  // tracing.span.context.field, when the row has it
     // One per settings.additional_fields item, in the same order; nullopt: the row has no such column.
     std::vector<std::optional<BoundColumn>> additional;
 

@@ -1,8 +1,8 @@
-#include "outbox/migration/java_properties.hpp"
+#include "outbox/util/java_properties.hpp"
 
 #include <cstdint>
 
-namespace outbox::migration {
+namespace outbox::util {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
@@ -139,4 +139,4 @@ std::vector<JavaProperty> parse_java_properties(const std::string& text) {
     return entries;
 }
 
-}  // namespace outbox::migration
+}  // namespace outbox::util

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace outbox::migration {
+namespace outbox::util {
 
 struct JavaProperty {
     std::string key;
@@ -17,4 +17,4 @@ struct JavaProperty {
 // in file order; a repeated key is kept each time (the caller decides which wins).
 std::vector<JavaProperty> parse_java_properties(const std::string& text);
 
-}  // namespace outbox::migration
+}  // namespace outbox::util
