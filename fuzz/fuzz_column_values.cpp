@@ -31,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         writer.string_text(type, text, scratch);
         writer.header_text(type, text, scratch);
         writer.append_json(out, type, text);
+        writer.append_struct_field(out, type, text);
     } catch (const ValueError&) {
     }
     decode_bytea(text, scratch);

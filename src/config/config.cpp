@@ -368,8 +368,10 @@ void require_kafka_target(const KafkaSettings& kafka, const Location& kafka_loca
 struct FormatLocations {
     Location key;
     Location value;
+    Location header;
     bool key_schemas;  // JsonConverter's schemas.enable, true unless set
     bool value_schemas;
+    bool header_schemas;
     Location context_headers;
 };
 
@@ -382,11 +384,14 @@ config::Converter converter(const Entry& e, Location& where) {
                                   "converter");
 }
 
-// Headers are written as SimpleHeaderConverter writes them (StringConverter's bytes are the same).
-void header_converter(const Entry& e) {
-    enum_option<int>(e, {{"org.apache.kafka.connect.storage.simpleheaderconverter", 0},
-                         {"org.apache.kafka.connect.storage.stringconverter", 0}},
-                     "header converter");
+// Headers as SimpleHeaderConverter writes them (StringConverter's bytes are the same), or as
+// JsonConverter does (Debezium Server's json header format).
+config::Converter header_converter(const Entry& e, Location& where) {
+    where = e.location;
+    return enum_option<Converter>(e, {{"org.apache.kafka.connect.storage.simpleheaderconverter", Converter::string},
+                                      {"org.apache.kafka.connect.storage.stringconverter", Converter::string},
+                                      {"org.apache.kafka.connect.json.jsonconverter", Converter::json}},
+                                  "header converter");
 }
 
 void check_record_format(const RecordFormat& format, const FormatLocations& at) {
@@ -396,6 +401,9 @@ void check_record_format(const RecordFormat& format, const FormatLocations& at) 
     if (format.value == Converter::json && at.value_schemas)
         fail(at.value, "value.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
                        "supported; set value.converter.schemas.enable: false");
+    if (format.header == Converter::json && at.header_schemas)
+        fail(at.header, "header.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
+                        "supported; set header.converter.schemas.enable: false");
     if (format.context_headers && format.topic_prefix.empty())
         fail(at.context_headers, "extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
 }
@@ -412,7 +420,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     Location postgres_location{file_name, 0};
     Location kafka_location{file_name, 0};
     Location dead_letter_location{file_name, 0};
-    FormatLocations format_locations{{file_name, 0}, {file_name, 0}, true, true, {file_name, 0}};
+    FormatLocations format_locations{{file_name, 0}, {file_name, 0}, {file_name, 0}, true, true, true, {file_name, 0}};
     std::vector<Entry> entries = entries_of(root, "", file_name);
     std::vector<Entry> topic_creation;
     std::erase_if(entries, [&](const Entry& e) {
@@ -453,12 +461,19 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
                  {"transaction.max.ms", [&](const Entry& e) { config.transaction_max_ms = integer_at_least(e, 1); }},
                  {"key.converter", [&](const Entry& e) { config.format.key = converter(e, format_locations.key); }},
-                 {"value.converter", [&](const Entry& e) { config.format.value = converter(e, format_locations.value); }},
+                 {"value.converter",
+                  [&](const Entry& e) {
+                      config.format.value = converter(e, format_locations.value);
+                      config.format.value_struct_text = config.format.value == Converter::string;
+                  }},
                  {"key.converter.schemas.enable",
                   [&](const Entry& e) { format_locations.key_schemas = boolean_option(e); }},
                  {"value.converter.schemas.enable",
                   [&](const Entry& e) { format_locations.value_schemas = boolean_option(e); }},
-                 {"header.converter", [&](const Entry& e) { header_converter(e); }},
+                 {"header.converter",
+                  [&](const Entry& e) { config.format.header = header_converter(e, format_locations.header); }},
+                 {"header.converter.schemas.enable",
+                  [&](const Entry& e) { format_locations.header_schemas = boolean_option(e); }},
                  {"extended.headers.enabled",
                   [&](const Entry& e) {
                       config.format.context_headers = boolean_option(e);

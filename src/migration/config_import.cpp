@@ -133,6 +133,7 @@ private:
     void import_transforms();
     void import_record_format();
     void import_converter(const std::string& which);
+    void import_server_format(const std::string& which);
     void import_event_router(const std::string& name, std::vector<const Setting*> options);
     void import_connector_key(const Setting& s);
     void import_tables(const Setting& s);
@@ -236,6 +237,8 @@ void Importer::import_converter(const std::string& which) {
     const Setting* schemas = get(which + ".schemas.enable");
     const std::string& name = converter->value;
     if (name == "org.apache.kafka.connect.storage.StringConverter") {
+        // Set explicitly: structures as Connect's Struct text, the connector's bytes.
+        if (which == "value.converter") top_.emplace_back(which, name);
         take(*converter);
     } else if (name == "org.apache.kafka.connect.json.JsonConverter") {
         if (!schemas || lower(schemas->value) != "false") return;  // listed later: schemas are not written
@@ -250,6 +253,20 @@ void Importer::import_converter(const std::string& which) {
     }
 }
 
+// Debezium Server's debezium.format.<key|value|header>: json without schemas is JsonConverter
+// without schemas (the format's schemas.enable, or the one for all three).
+void Importer::import_server_format(const std::string& which) {
+    const Setting* format = get("debezium.format." + which);
+    if (!format || lower(format->value) != "json") return;
+    const Setting* schemas = get("debezium.format." + which + ".schemas.enable");
+    if (!schemas) schemas = get("debezium.format.schemas.enable");
+    if (!schemas || lower(schemas->value) != "false") return;  // listed later: schemas are not written
+    top_.emplace_back(which + ".converter", "org.apache.kafka.connect.json.JsonConverter");
+    top_.emplace_back(which + ".converter.schemas.enable", "false");
+    take(*format);
+    take(*schemas);
+}
+
 // Converters, and Debezium's context headers: on unless extended.headers.enabled is false, and
 // then named after topic.prefix.
 void Importer::import_record_format() {
@@ -259,6 +276,9 @@ void Importer::import_record_format() {
         header && (header->value == "org.apache.kafka.connect.storage.SimpleHeaderConverter" ||
                    header->value == "org.apache.kafka.connect.storage.StringConverter"))
         take(*header);
+    else
+        import_converter("header.converter");
+    for (const char* which : {"key", "value", "header"}) import_server_format(which);
     const Setting* extended = get("extended.headers.enabled");
     if (extended) take(*extended);
     if (extended && lower(extended->value) == "false") return;

@@ -340,4 +340,23 @@ void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, s
     }
 }
 
+void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const {
+    std::string owned;
+    const Value v = value_of(type, text, owned);
+    switch (v.kind) {
+        case Value::Kind::bytes: {
+            const auto size = std::to_string(v.bytes.size());
+            out += "java.nio.HeapByteBuffer[pos=0 lim=" + size + " cap=" + size + "]";
+            return;
+        }
+        case Value::Kind::variable_decimal:
+            out += "Struct{scale=" + std::to_string(v.scale) + ",value=";
+            append_base64(out, v.bytes);
+            out += '}';
+            return;
+        case Value::Kind::date: out += java_date_text(v.epoch_ms); return;
+        default: out += v.text; return;
+    }
+}
+
 }  // namespace outbox::router

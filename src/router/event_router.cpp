@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_struct_text.hpp"
 #include "outbox/router/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
@@ -83,7 +84,9 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
       topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
               settings.route_topic_replacement_location),
       expansion_{settings.json_null_behavior, settings.json_empty_array_behavior},
-      header_scratch_(settings.additional_fields.size()) {
+      header_scratch_(settings.additional_fields.size()),
+      context_values_{header_string(format.topic_prefix), header_string("0"), header_string("postgresql"),
+                      header_string(run_id_)} {
     headers_.reserve(7 + settings.additional_fields.size());
     for (const auto& field : settings.additional_fields) {
         std::string key;
@@ -181,19 +184,50 @@ std::optional<std::string_view> EventRouter::formatted(const Row& row, const Bou
                          [&] { return values_.string_text(column.column_type(), *text, scratch); });
 }
 
+// The payload as a field of the envelope's Struct under StringConverter.
+void EventRouter::append_payload_struct_field(const Row& row, std::string_view payload_text) {
+    if (settings_.expand_json_payload && expanded(row, payload_text)) {
+        append_struct_text_of_json(value_scratch_, expanded_scratch_);
+        return;
+    }
+    const BoundColumn& column = row.table.payload;
+    representable(row, column.name, kPayloadOption,
+                  [&] { values_.append_struct_field(value_scratch_, column.column_type(), payload_text); });
+}
+
 std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
                                                                 std::optional<std::string_view> payload_text) {
-    // An expanded payload is JSON already, whichever converter writes it.
-    if (payload_text && settings_.expand_json_payload && expanded(row, *payload_text)) return expanded_scratch_;
+    // An expanded payload is a Struct: an explicit StringConverter writes its toString(), else JSON.
+    if (payload_text && settings_.expand_json_payload && expanded(row, *payload_text)) {
+        if (!format_.value_struct_text) return expanded_scratch_;
+        value_json_scratch_.clear();
+        append_struct_text_of_json(value_json_scratch_, expanded_scratch_);
+        return value_json_scratch_;
+    }
     return formatted(row, row.table.payload, kPayloadOption, format_.value, payload_text, value_json_scratch_);
 }
 
+// A header as header.converter writes it: SimpleHeaderConverter's text, or JsonConverter's JSON
+// (NULL then the JSON text null, as for a column's optional schema).
 std::optional<std::string_view> EventRouter::header_value(const Row& row, const BoundColumn& column,
                                                           std::string_view option, std::string& scratch) const {
     const auto text = row.text(column);
-    if (!text) return std::nullopt;
-    return representable(row, column.name, option,
-                         [&] { return values_.header_text(column.column_type(), *text, scratch); });
+    const bool json = format_.header == config::Converter::json;
+    if (!text) return json ? std::optional<std::string_view>("null") : std::nullopt;
+    return representable(row, column.name, option, [&] {
+        if (!json) return values_.header_text(column.column_type(), *text, scratch);
+        scratch.clear();
+        values_.append_json(scratch, column.column_type(), *text);
+        return std::string_view(scratch);
+    });
+}
+
+// A header value that is a string of the router's own, as header.converter writes a string.
+std::string EventRouter::header_string(std::string_view text) const {
+    if (format_.header != config::Converter::json) return std::string(text);
+    std::string json;
+    append_json_string(json, text);
+    return json;
 }
 
 // The writer's trace context as W3C headers, where Debezium's OpenTelemetry integration puts
@@ -210,8 +244,11 @@ void EventRouter::append_trace_headers(const Row& row) {
                   "headers");
         return;
     }
+    trace_->traceparent = header_string(trace_->traceparent);
     headers_.push_back({"traceparent", trace_->traceparent});
-    if (!trace_->tracestate.empty()) headers_.push_back({"tracestate", trace_->tracestate});
+    if (trace_->tracestate.empty()) return;
+    trace_->tracestate = header_string(trace_->tracestate);
+    headers_.push_back({"tracestate", trace_->tracestate});
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
@@ -226,10 +263,10 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
     headers_.clear();
     if (format_.context_headers) {
         // Debezium's, in its order, before the EventRouter's own.
-        headers_.push_back({"__debezium.context.connectorLogicalName", format_.topic_prefix});
-        headers_.push_back({"__debezium.context.taskId", "0"});
-        headers_.push_back({"__debezium.context.connectorName", "postgresql"});
-        headers_.push_back({"__debezium.context.runId", run_id_});
+        headers_.push_back({"__debezium.context.connectorLogicalName", context_values_[0]});
+        headers_.push_back({"__debezium.context.taskId", context_values_[1]});
+        headers_.push_back({"__debezium.context.connectorName", context_values_[2]});
+        headers_.push_back({"__debezium.context.runId", context_values_[3]});
     }
     if (table.tracing_context) append_trace_headers(row);
     headers_.push_back({"id", row.id});
@@ -254,7 +291,17 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         throw row.invalid(table.payload.name, kPlacementOption,
                           "value.converter ByteArrayConverter writes only bytes, and envelope placements make a "
                           "structure");
-    if (build_envelope) {
+    // An explicit StringConverter writes the envelope's Struct as Struct.toString(); otherwise JSON.
+    const bool struct_text = build_envelope && format_.value_struct_text;
+    bool struct_empty = true;  // no field written yet: Struct.toString() leaves null fields out
+    if (struct_text) {
+        value_scratch_.assign("Struct{");
+        if (payload_text) {
+            value_scratch_ += "payload=";
+            append_payload_struct_field(row, *payload_text);
+            struct_empty = false;
+        }
+    } else if (build_envelope) {
         value_scratch_.assign("{\"payload\":");
         append_payload_json(row, payload_text);
     }
@@ -284,6 +331,14 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
             }
             case config::Placement::envelope:
                 if (!build_envelope) break;
+                if (struct_text) {
+                    if (!text) break;
+                    if (!std::exchange(struct_empty, false)) value_scratch_ += ',';
+                    value_scratch_ += field.alias + "=";
+                    representable(row, field.column, kPlacementOption,
+                                  [&] { values_.append_struct_field(value_scratch_, column->column_type(), *text); });
+                    break;
+                }
                 value_scratch_ += envelope_keys_[i];
                 if (!text) {
                     value_scratch_ += "null";

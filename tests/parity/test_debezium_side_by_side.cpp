@@ -26,11 +26,14 @@ namespace {
 
 // The connectors Debezium runs, each with a router beside it: StringConverter (the worker's
 // default) with Debezium's context headers, JsonConverter for keys and values without them, and
-// each again with Debezium's other column modes. Headers are SimpleHeaderConverter's for all.
+// each again with Debezium's other column modes. Headers are SimpleHeaderConverter's, but JSON
+// (JsonConverter without schemas) for the JSON connector with other modes.
 enum class Connector { string, json, string_modes, json_modes };
 constexpr Connector kConnectors[] = {Connector::string, Connector::json, Connector::string_modes, Connector::json_modes};
 
 bool writes_json(Connector c) { return c == Connector::json || c == Connector::json_modes; }
+// JsonConverter for headers too (Debezium Server's json header format, without schemas).
+bool json_headers(Connector c) { return c == Connector::json_modes; }
 bool context_headers(Connector c) { return c == Connector::string; }
 
 // The column modes other than Debezium's defaults, under their names (the same for both).
@@ -243,18 +246,27 @@ const std::vector<Case>& cases() {
          {"INSERT INTO jsonkeys.outbox VALUES ('b1', 'x', 'k', '\\x00ff10', 7), ('b2', 'x', 'k', NULL, -3), "
           "('b3', 'x', 'k', '\\x01', NULL)"},
          {{"sbs.jsonkeys", 3}}},
-        // Known difference: under StringConverter an envelope is Connect's Struct.toString().
-        {"envelope_string", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
-         {{"table.fields.additional.placement", "type:envelope:eventType"},
+        // Under StringConverter (set explicitly, as the router then writes Connect's bytes) an
+        // envelope or an expanded payload is Connect's Struct.toString().
+        {"envelope_string", "id text, aggregatetype text, aggregateid text, payload jsonb, type text, qty integer, "
+                            "amount numeric(10, 2), ratio float8, flag boolean, note text, blob bytea",
+         {{"table.fields.additional.placement",
+           "type:envelope:eventType, qty:envelope, amount:envelope, ratio:envelope, flag:envelope, note:envelope, "
+           "blob:envelope"},
           {"route.topic.replacement", "sbs.envelope_string"}},
          Connector::string,
-         {"INSERT INTO envelope_string.outbox VALUES ('s1', 'x', 'k1', '{\"id\": 1}', 'Placed')"},
-         {{"sbs.envelope_string", 1}},
-         false,
-         [](ConsumedRecord& r) {
-             BOOST_TEST(r.value.value() == R"({"payload":"{\"id\": 1}","eventType":"Placed"})");
-             r.value = R"(Struct{payload={"id": 1},eventType=Placed})";
-         }},
+         {"INSERT INTO envelope_string.outbox VALUES ('s1', 'x', 'k1', '{\"id\": 1}', 'Placed', 3, 12.50, 1.5, true, "
+          "'n', '\\x0102'), ('s2', 'x', 'k2', NULL, 'Placed', NULL, NULL, NULL, NULL, NULL, NULL)"},
+         {{"sbs.envelope_string", 2}}},
+        {"expand_string", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
+         {{"table.expand.json.payload", "true"},
+          {"table.fields.additional.placement", "type:envelope:eventType"},
+          {"route.topic.replacement", "sbs.expand_string"}},
+         Connector::string,
+         {"INSERT INTO expand_string.outbox VALUES ('x1', 'x', 'k1', "
+          "'{\"a\": 1, \"b\": [1, 2], \"c\": {\"d\": \"e\", \"n\": null}, \"f\": 1.50, \"g\": true, "
+          "\"big\": 9000000000, \"e\": []}', 'Ty')"},
+         {{"sbs.expand_string", 1}}},
         {"missing", "id text, aggregatetype text, aggregateid text, payload jsonb, type text",
          {{"table.fields.additional.placement", "type:envelope:eventType, tenant:header, tenant:envelope"},
           {"table.field.additional.missing", "ignore"},
@@ -350,6 +362,10 @@ std::map<std::string, std::string> connector(Connector connector, const std::str
         properties["value.converter"] = "org.apache.kafka.connect.json.JsonConverter";
         properties["value.converter.schemas.enable"] = "false";
     }
+    if (json_headers(connector)) {
+        properties["header.converter"] = "org.apache.kafka.connect.json.JsonConverter";
+        properties["header.converter.schemas.enable"] = "false";
+    }
     std::string tables, transforms, predicates;
     for (const auto& c : cases()) {
         if (c.connector != connector) continue;
@@ -386,9 +402,12 @@ std::string router_format(Connector connector) {
     for (const auto& [mode, value] : column_modes(connector)) format += mode + ": " + value + "\n";
     if (context_headers(connector))
         format += "extended.headers.enabled: true\ntopic.prefix: " + connector_name(connector) + "\n";
+    if (!writes_json(connector)) format += "value.converter: org.apache.kafka.connect.storage.StringConverter\n";
     if (writes_json(connector))
         format += "key.converter: org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable: false\n"
                   "value.converter: org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable: false\n";
+    if (json_headers(connector))
+        format += "header.converter: org.apache.kafka.connect.json.JsonConverter\nheader.converter.schemas.enable: false\n";
     return format;
 }
 

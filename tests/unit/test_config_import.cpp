@@ -291,3 +291,32 @@ BOOST_AUTO_TEST_CASE(column_modes_the_router_writes_are_imported_and_the_others_
             BOOST_TEST(n.reason.find("only adaptive, adaptive_time_microseconds, connect, isostring") !=
                        std::string::npos, n.reason);
 }
+
+// Debezium Server's json formats without schemas, and Connect's JsonConverter for headers.
+BOOST_AUTO_TEST_CASE(json_formats_without_schemas_import_as_json_converters) {
+    const auto server = import_text(
+        "debezium.sink.type=kafka\n"
+        "debezium.sink.kafka.producer.bootstrap.servers=kafka:9092\n"
+        "debezium.source.connector.class=io.debezium.connector.postgresql.PostgresConnector\n"
+        "debezium.source.database.hostname=postgres\n"
+        "debezium.source.database.dbname=app\n"
+        "debezium.source.extended.headers.enabled=false\n"
+        "debezium.format.value=json\n"
+        "debezium.format.header=json\n"
+        "debezium.format.schemas.enable=false\n"
+        "debezium.format.key=json\n"
+        "debezium.format.key.schemas.enable=true\n");
+    const auto config = load(server);
+    BOOST_TEST((config.format.value == outbox::config::Converter::json));
+    BOOST_TEST((config.format.header == outbox::config::Converter::json));
+    BOOST_TEST((config.format.key == outbox::config::Converter::string));
+    BOOST_TEST(keys_not_imported(server) ==
+                   (std::vector<std::string>{"debezium.format.key", "debezium.format.key.schemas.enable"}),
+               boost::test_tools::per_element());
+
+    const auto connect = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "app", "extended.headers.enabled": "false",
+        "header.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "header.converter.schemas.enable": "false"})");
+    BOOST_TEST((load(connect).format.header == outbox::config::Converter::json));
+}

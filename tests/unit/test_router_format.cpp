@@ -141,7 +141,10 @@ BOOST_AUTO_TEST_CASE(converter_settings_are_read_under_kafka_connects_names_and_
                "supported; set value.converter.schemas.enable: false");
     BOOST_TEST(config_error("extended.headers.enabled: true\n") ==
                "router.yaml:5: extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
-    BOOST_TEST(config_error("header.converter: org.apache.kafka.connect.json.JsonConverter\n")
+    BOOST_TEST(config_error("header.converter: org.apache.kafka.connect.json.JsonConverter\n") ==
+               "router.yaml:5: header.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
+               "supported; set header.converter.schemas.enable: false");
+    BOOST_TEST(config_error("header.converter: org.apache.kafka.connect.converters.ByteArrayConverter\n")
                    .find("router.yaml:5: header.converter: unsupported header converter") == 0);
     BOOST_TEST(config_error("key.converter: io.confluent.connect.avro.AvroConverter\n")
                    .find("router.yaml:5: key.converter: unsupported converter \"io.confluent.connect.avro.AvroConverter\"") == 0);

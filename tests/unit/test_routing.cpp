@@ -506,3 +506,60 @@ BOOST_AUTO_TEST_CASE(the_tracing_span_context_column_becomes_w3c_trace_headers) 
     BOOST_REQUIRE(renamed_record.headers.size() == 2u);
     BOOST_TEST(renamed_record.headers[0].value.value() == parent);
 }
+
+// header.converter JsonConverter (Debezium Server's json header format, without schemas): every
+// header a JSON value, the router's own strings included, NULL the JSON text null.
+BOOST_AUTO_TEST_CASE(json_header_converter_writes_every_header_as_json) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"qty", config::Placement::header, "qty"}, {"note", config::Placement::header, "note"}};
+    config::RecordFormat format;
+    format.header = config::Converter::json;
+    format.context_headers = true;
+    format.topic_prefix = "app";
+    auto columns = debezium_columns();
+    columns.insert(columns.end(), {{0, "qty", pg_oid::kInt4, -1}, {0, "note", pg_oid::kText, -1}});
+    TableFixture fixture(columns, settings, format);
+    auto row = order_row();
+    row.insert(row.end(), {text("3"), null()});
+    const auto record = fixture.route(row);
+    BOOST_REQUIRE(record.headers.size() == 7u);
+    BOOST_TEST(record.headers[0].value.value() == "\"app\"");
+    BOOST_TEST(record.headers[1].value.value() == "\"0\"");
+    BOOST_TEST(record.headers[4].name == "id");
+    BOOST_TEST(record.headers[4].value.value().starts_with("\""));
+    BOOST_TEST(record.headers[5].value.value() == "3");
+    BOOST_TEST(record.headers[6].value.value() == "null");
+}
+
+// value.converter set to StringConverter writes a structure as Connect's Struct.toString(), as
+// Debezium's StringConverter does; unset, as JSON.
+BOOST_AUTO_TEST_CASE(an_explicit_string_converter_writes_structures_as_connect_struct_text) {
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"type", config::Placement::envelope, "eventType"},
+                                  {"qty", config::Placement::envelope, "qty"},
+                                  {"note", config::Placement::envelope, "note"},
+                                  {"blob", config::Placement::envelope, "blob"}};
+    auto columns = debezium_columns();
+    columns.insert(columns.end(), {{0, "qty", pg_oid::kInt4, -1}, {0, "note", pg_oid::kText, -1},
+                                   {0, "blob", pg_oid::kBytea, -1}});
+    config::RecordFormat explicit_string;
+    explicit_string.value_struct_text = true;
+    TableFixture connect_bytes(columns, settings, explicit_string);
+    auto row = order_row();
+    row.insert(row.end(), {text("3"), null(), text("\\x0102")});
+    BOOST_TEST(connect_bytes.route(row).value.value() ==
+               R"(Struct{payload={"id": 1, "customerId": 123},eventType=OrderCreated,qty=3,)"
+               "blob=java.nio.HeapByteBuffer[pos=0 lim=2 cap=2]}");
+    TableFixture json(columns, settings);
+    BOOST_TEST(json.route(row).value.value() ==
+               R"({"payload":"{\"id\": 1, \"customerId\": 123}","eventType":"OrderCreated","qty":3,"note":null,)"
+               R"("blob":"AQI="})");
+
+    config::OutboxSettings expand;
+    expand.expand_json_payload = true;
+    TableFixture expanded(debezium_columns(), expand, explicit_string);
+    const std::string payload = R"({"a": 1, "b": [1, 2], "c": {"d": "e", "n": null}, "f": 1.50, "e": []})";
+    auto plain = order_row();
+    plain.back() = text(payload);
+    BOOST_TEST(expanded.route(plain).value.value() == "Struct{a=1,b=[1, 2],c=Struct{d=e},f=1.5}");
+}

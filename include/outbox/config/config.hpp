@@ -153,6 +153,10 @@ struct ValueModes {
 struct RecordFormat {
     Converter key = Converter::string;
     Converter value = Converter::string;
+    // value.converter set to StringConverter: a structure (envelope, expanded payload) as Connect's
+    // Struct.toString(), Debezium's bytes. Unset: as compact JSON, which consumers can read.
+    bool value_struct_text = false;
+    Converter header = Converter::string;  // SimpleHeaderConverter's text, or JsonConverter's JSON
     bool context_headers = false;
     std::string topic_prefix;  // topic.prefix: the context headers' connectorLogicalName
     ValueModes modes;

@@ -47,6 +47,10 @@ public:
     std::string_view header_text(const ColumnType& type, std::string_view text, std::string& scratch) const;
     // JsonConverter with schemas.enable=false: appends the value as JSON.
     void append_json(std::string& out, const ColumnType& type, std::string_view text) const;
+    // The value's Java toString() as a field of a Struct that StringConverter writes: bytes as
+    // their ByteBuffer's text; a variable-scale decimal as a Struct with its value in Base64
+    // (Java prints the byte array's identity there, which no one can reproduce).
+    void append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const;
 
     const config::ValueModes& modes() const { return modes_; }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ private:
                                               std::string& scratch) const;
     std::int64_t event_timestamp(const Row& row) const;
     void append_payload_json(const Row& row, std::optional<std::string_view> payload_text);
+    void append_payload_struct_field(const Row& row, std::string_view payload_text);
     std::optional<std::string_view> headers_only_value(const Row& row, std::optional<std::string_view> payload_text);
     bool expanded(const Row& row, std::string_view payload_text);
     void append_trace_headers(const Row& row);
@@ -50,6 +52,7 @@ private:
                                               std::string& scratch);
     std::optional<std::string_view> header_value(const Row& row, const BoundColumn& column, std::string_view option,
                                                  std::string& scratch) const;
+    std::string header_string(std::string_view text) const;
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
@@ -68,6 +71,7 @@ private:
     std::string value_scratch_;
     std::string expanded_scratch_;
     std::vector<std::string> header_scratch_;  // per additional field
+    const std::array<std::string, 4> context_values_;  // Debezium's context headers, as header.converter writes them
     std::vector<KafkaHeader> headers_;
     std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
 };
