@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "outbox/router/column_catalog.hpp"
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/connect_value.hpp"
 
@@ -32,8 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         writer.header_text(type, text, scratch);
         writer.append_json(out, type, text);
         writer.append_struct_field(out, type, text);
+        writer.append_schema(out, type, data[1] % 2 == 0, std::nullopt);
     } catch (const ValueError&) {
     }
+    default_json(type, std::string(text), writer);  // a catalog default expression
     decode_bytea(text, scratch);
     append_json_string(out, text);
     append_base64(out, text);

@@ -156,7 +156,6 @@ const char* ignored_debezium_key(std::string_view name) {
     if (name == "table.field.event.type")
         return "Debezium no longer emits the event type by itself (DBZ-2014); to send it, add e.g. "
                "type:header:eventType to table.fields.additional.placement";
-    if (name == "table.field.event.schema.version") return "it sets a Kafka Connect schema version, and the router writes no Connect schemas";
     if (name == "tracing.operation.name") return "the router creates no OpenTelemetry spans; it passes the writer's on";
     return nullptr;
 }
@@ -199,6 +198,7 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
         {"table.field.event.payload", set(outbox.field_event_payload)},
         {"table.field.event.timestamp", set(outbox.field_event_timestamp)},
         {"tracing.span.context.field", set(outbox.tracing_span_context_field)},
+        {"table.field.event.schema.version", set(outbox.field_event_schema_version)},
         {"tracing.with.context.field.only",
          [](const Entry& e) {
              if (!boolean_option(e))
@@ -252,8 +252,8 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
             for (const KeyHandler& h : handlers) known += (known.empty() ? "" : ", ") + std::string(h.name);
             if (scope == OutboxScope::shared) known += ", table.overrides";
             fail(e.location, e.key + ": unknown key (expected one of: " + known +
-                                 "; Debezium's table.field.event.type, table.field.event.schema.version and "
-                                 "tracing.operation.name are accepted and ignored)");
+                                 "; Debezium's table.field.event.type and tracing.operation.name are accepted and "
+                                 "ignored)");
         }
     }
 }
@@ -394,16 +394,28 @@ config::Converter header_converter(const Entry& e, Location& where) {
                                   "header converter");
 }
 
-void check_record_format(const RecordFormat& format, const FormatLocations& at) {
-    if (format.key == Converter::json && at.key_schemas)
-        fail(at.key, "key.converter: JsonConverter with schemas (its default schemas.enable=true) is not supported; "
-                     "set key.converter.schemas.enable: false");
-    if (format.value == Converter::json && at.value_schemas)
-        fail(at.value, "value.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
-                       "supported; set value.converter.schemas.enable: false");
-    if (format.header == Converter::json && at.header_schemas)
-        fail(at.header, "header.converter: JsonConverter with schemas (its default schemas.enable=true) is not "
-                        "supported; set header.converter.schemas.enable: false");
+// JsonConverter writes schemas unless told not to. What the router cannot write with them is refused.
+void check_record_format(Config& config, const FormatLocations& at) {
+    RecordFormat& format = config.format;
+    format.key_schemas = format.key == Converter::json && at.key_schemas;
+    format.value_schemas = format.value == Converter::json && at.value_schemas;
+    format.header_schemas = format.header == Converter::json && at.header_schemas;
+    const auto any_block = [&](auto predicate) {
+        if (predicate(config.outbox)) return true;
+        return std::any_of(config.outbox.table_overrides.begin(), config.outbox.table_overrides.end(),
+                           [&](const OutboxTableOverride& o) { return predicate(o.settings); });
+    };
+    if (format.value_schemas && any_block([](const OutboxSettings& o) { return o.expand_json_payload; }))
+        fail(at.value, "value.converter: JsonConverter with schemas and table.expand.json.payload is not supported "
+                       "(the expanded payload's inferred schema is not written); set value.converter.schemas.enable: "
+                       "false");
+    const bool envelope = any_block([](const OutboxSettings& o) {
+        return std::any_of(o.additional_fields.begin(), o.additional_fields.end(),
+                           [](const AdditionalField& f) { return f.placement == Placement::envelope; });
+    });
+    if (format.value_schemas && envelope && format.topic_prefix.empty())
+        fail(at.value, "value.converter: JsonConverter with schemas names an envelope's schema after topic.prefix, "
+                       "which is not set");
     if (format.context_headers && format.topic_prefix.empty())
         fail(at.context_headers, "extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
 }
@@ -507,7 +519,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });
 
-    check_record_format(config.format, format_locations);
+    check_record_format(config, format_locations);
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != ErrorTolerance::all)
         fail(dead_letter_location, "errors.deadletterqueue.topic.name needs errors.tolerance: all");

@@ -69,7 +69,8 @@ const std::set<std::string>& router_outbox_options() {
         "table.fields.additional.placement", "table.field.additional.missing",
         "table.fields.additional.error.on.missing", "table.expand.json.payload", "debezium.expand.json.payload",
         "table.json.payload.null.behavior", "table.json.payload.empty.array.behavior", "table.op.invalid.behavior",
-        "debezium.op.invalid.behavior", "tracing.span.context.field", "tracing.with.context.field.only"};
+        "debezium.op.invalid.behavior", "tracing.span.context.field", "tracing.with.context.field.only",
+        "table.field.event.schema.version"};
     return options;
 }
 
@@ -214,8 +215,7 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
         } else if (router_outbox_options().count(option)) {
             entries.emplace_back(option, s->value);
             take(*s);
-        } else if (option == "table.field.event.schema.version" || option == "table.field.event.type" ||
-                   option == "tracing.operation.name") {
+        } else if (option == "table.field.event.type" || option == "tracing.operation.name") {
             skip(*s, "acts only through Kafka Connect schemas or OpenTelemetry spans, which the router does not make");
         } else {
             skip(*s, "not an EventRouter option the router knows");
@@ -241,11 +241,10 @@ void Importer::import_converter(const std::string& which) {
         if (which == "value.converter") top_.emplace_back(which, name);
         take(*converter);
     } else if (name == "org.apache.kafka.connect.json.JsonConverter") {
-        if (!schemas || lower(schemas->value) != "false") return;  // listed later: schemas are not written
         top_.emplace_back(which, name);
-        top_.emplace_back(which + ".schemas.enable", "false");
+        top_.emplace_back(which + ".schemas.enable", schemas && lower(schemas->value) == "false" ? "false" : "true");
         take(*converter);
-        take(*schemas);
+        if (schemas) take(*schemas);
     } else if (name == "org.apache.kafka.connect.converters.ByteArrayConverter" ||
                name == "io.debezium.converters.BinaryDataConverter") {
         top_.emplace_back(which, name);
@@ -260,11 +259,10 @@ void Importer::import_server_format(const std::string& which) {
     if (!format || lower(format->value) != "json") return;
     const Setting* schemas = get("debezium.format." + which + ".schemas.enable");
     if (!schemas) schemas = get("debezium.format.schemas.enable");
-    if (!schemas || lower(schemas->value) != "false") return;  // listed later: schemas are not written
     top_.emplace_back(which + ".converter", "org.apache.kafka.connect.json.JsonConverter");
-    top_.emplace_back(which + ".converter.schemas.enable", "false");
+    top_.emplace_back(which + ".converter.schemas.enable", schemas && lower(schemas->value) == "false" ? "false" : "true");
     take(*format);
-    take(*schemas);
+    if (schemas) take(*schemas);
 }
 
 // Converters, and Debezium's context headers: on unless extended.headers.enabled is false, and

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "outbox/pipeline/column_catalog_reader.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/status_keeper.hpp"
@@ -68,6 +69,10 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
           if (kafka_transaction_due()) commit_kafka_transaction();
       }) {
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
+    if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
+        router_.set_catalog([&conninfo = config.postgres.conninfo](const config::TableName& table) {
+            return read_column_catalog(conninfo, table);
+        });
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)
         heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,

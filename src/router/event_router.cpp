@@ -168,6 +168,12 @@ void EventRouter::require_bytes(const Row& row, const BoundColumn& column, std::
 std::optional<std::string_view> EventRouter::formatted(const Row& row, const BoundColumn& column,
                                                        std::string_view option, config::Converter converter,
                                                        std::optional<std::string_view> text, std::string& scratch) {
+    if (converter == config::Converter::json &&
+        (option == kKeyOption ? format_.key_schemas : format_.value_schemas)) {
+        scratch.clear();
+        append_with_schema(scratch, row, column, option, text);
+        return std::string_view(scratch);
+    }
     if (!text) return converter == config::Converter::json ? std::optional<std::string_view>("null") : std::nullopt;
     switch (converter) {
         case config::Converter::bytes:
@@ -213,6 +219,11 @@ std::optional<std::string_view> EventRouter::header_value(const Row& row, const 
                                                           std::string_view option, std::string& scratch) const {
     const auto text = row.text(column);
     const bool json = format_.header == config::Converter::json;
+    if (format_.header_schemas) {
+        scratch.clear();
+        append_with_schema(scratch, row, column, option, text);
+        return std::string_view(scratch);
+    }
     if (!text) return json ? std::optional<std::string_view>("null") : std::nullopt;
     return representable(row, column.name, option, [&] {
         if (!json) return values_.header_text(column.column_type(), *text, scratch);
@@ -225,9 +236,24 @@ std::optional<std::string_view> EventRouter::header_value(const Row& row, const 
 // A header value that is a string of the router's own, as header.converter writes a string.
 std::string EventRouter::header_string(std::string_view text) const {
     if (format_.header != config::Converter::json) return std::string(text);
-    std::string json;
+    std::string json = format_.header_schemas ? R"({"schema":{"type":"string","optional":false},"payload":)" : "";
     append_json_string(json, text);
+    if (format_.header_schemas) json += '}';
     return json;
+}
+
+// JsonConverter with schemas: the value as {"schema": <the column's>, "payload": <value>}.
+void EventRouter::append_with_schema(std::string& out, const Row& row, const BoundColumn& column,
+                                     std::string_view option, std::optional<std::string_view> text) const {
+    out += "{\"schema\":";
+    values_.append_schema(out, column.column_type(), column.optional, column.default_json);
+    out += ",\"payload\":";
+    if (!text) {
+        out += "null";
+    } else {
+        representable(row, column.name, option, [&] { values_.append_json(out, column.column_type(), *text); });
+    }
+    out += '}';
 }
 
 // The writer's trace context as W3C headers, where Debezium's OpenTelemetry integration puts
@@ -249,6 +275,45 @@ void EventRouter::append_trace_headers(const Row& row) {
     if (trace_->tracestate.empty()) return;
     trace_->tracestate = header_string(trace_->tracestate);
     headers_.push_back({"tracestate", trace_->tracestate});
+}
+
+// The envelope's Connect schema: a struct of the payload and the envelope placements, named
+// <topic.prefix>.<schema>.<table>.<route-by value>.Value as Debezium names it, cached as Debezium
+// caches it (so the first route-by value seen for a payload schema names them all).
+std::string_view EventRouter::envelope_schema(const Row& row, std::string_view route_by) {
+    const auto field_schema = [&](std::string& out, const BoundColumn& column, std::string_view field) {
+        values_.append_schema(out, column.column_type(), column.optional, column.default_json);
+        out.pop_back();
+        out += ",\"field\":";
+        append_json_string(out, field);
+        out += '}';
+    };
+    std::optional<std::int64_t> version;
+    if (row.table.schema_version)
+        if (const auto text = row.text(*row.table.schema_version)) version = parse_int64(*text);
+    schema_key_scratch_.clear();
+    if (version) {
+        schema_key_scratch_ = "version " + std::to_string(*version);
+    } else {
+        field_schema(schema_key_scratch_, row.table.payload, "payload");
+    }
+    auto [cached, inserted] = envelope_schemas_.try_emplace(schema_key_scratch_);
+    if (!inserted) return cached->second;
+    std::string& schema = cached->second;
+    schema = "{\"type\":\"struct\",\"fields\":[";
+    field_schema(schema, row.table.payload, "payload");
+    for (std::size_t i = 0; i < row.table.additional.size(); ++i) {
+        const config::AdditionalField& field = settings_.additional_fields[i];
+        if (field.placement != config::Placement::envelope || !row.table.additional[i]) continue;
+        schema += ',';
+        field_schema(schema, *row.table.additional[i], field.alias);
+    }
+    schema += "],\"optional\":false,\"name\":";
+    append_json_string(schema, format_.topic_prefix + "." + row.table.name.schema + "." + row.table.name.name + "." +
+                                   std::string(route_by) + ".Value");
+    if (version) schema += ",\"version\":" + std::to_string(*version);
+    schema += '}';
+    return schema;
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
@@ -350,7 +415,15 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         }
     }
     record.headers = headers_;
-    if (build_envelope) {
+    if (build_envelope && format_.value_schemas) {
+        value_scratch_ += '}';
+        value_json_scratch_.assign("{\"schema\":");
+        value_json_scratch_ += envelope_schema(row, *route_by);
+        value_json_scratch_ += ",\"payload\":";
+        value_json_scratch_ += value_scratch_;
+        value_json_scratch_ += '}';
+        record.value = value_json_scratch_;
+    } else if (build_envelope) {
         value_scratch_ += '}';
         record.value = value_scratch_;
     } else if (!tombstone) {

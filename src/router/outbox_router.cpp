@@ -77,6 +77,8 @@ struct OutboxRouter::Impl {
     std::vector<std::pair<config::TableName, std::unique_ptr<EventRouter>>> overrides;
     std::vector<OutboxTable> messages;  // one per watched prefix, re-bound for every message
     MessageRow message_row;
+    ColumnCatalog catalog;  // set where JsonConverter writes schemas
+    ConnectValueWriter values{config.format.modes};  // for the catalog's defaults
 };
 
 OutboxRouter::OutboxRouter(const config::Config& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -87,8 +89,12 @@ std::shared_ptr<const BoundTable> OutboxRouter::bind(const pgoutput::Relation& r
     const auto& tables = impl_->config.postgres.tables;
     if (std::find(tables.begin(), tables.end(), name) == tables.end()) return nullptr;
     EventRouter& router = impl_->router_for(name);
-    return std::make_shared<BoundOutboxTable>(bind_outbox_table(name, relation, router.settings()), router);
+    OutboxTable table = bind_outbox_table(name, relation, router.settings());
+    if (impl_->catalog) describe_columns(table, impl_->catalog(name), impl_->values);
+    return std::make_shared<BoundOutboxTable>(std::move(table), router);
 }
+
+void OutboxRouter::set_catalog(ColumnCatalog catalog) { impl_->catalog = std::move(catalog); }
 
 OutboxRecord OutboxRouter::route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn) {
     const auto& bound = static_cast<const BoundOutboxTable&>(table);

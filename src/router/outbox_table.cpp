@@ -22,7 +22,7 @@ std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn>
                                     [&](const pgoutput::RelationColumn& c) { return c.name == wanted; });
     if (found == columns.end()) return std::nullopt;
     return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), value_type(found->type_oid),
-                       found->type_modifier};
+                       found->type_modifier, found->type_oid};
 }
 
 }  // namespace
@@ -65,6 +65,17 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
             return BindProblem{BindProblem::Kind::unusable_type, settings.field_event_timestamp, kTimestampOption,
                                std::string("is ") + value_type_name(type) +
                                    ", not a timestamp, timestamptz or integer of epoch milliseconds"};
+    }
+    table.schema_version.reset();
+    if (!settings.field_event_schema_version.empty()) {
+        const std::string& name = settings.field_event_schema_version;
+        constexpr const char* option = "outbox.table.field.event.schema.version";
+        table.schema_version = find_column(columns, name);
+        if (!table.schema_version) return BindProblem{BindProblem::Kind::missing, name, option, "is missing"};
+        if (table.schema_version->type != ValueType::integer && table.schema_version->type != ValueType::untyped)
+            return BindProblem{BindProblem::Kind::unusable_type, name, option,
+                               std::string("is ") + value_type_name(table.schema_version->type) +
+                                   ", not an integer, so it cannot be a schema version"};
     }
     // Optional: rows of a table without it carry no trace context.
     table.tracing_context = find_column(columns, settings.tracing_span_context_field);

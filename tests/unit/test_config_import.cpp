@@ -181,9 +181,8 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
     BOOST_TEST(kafka_property(config, "client.id") == "relay-1");
     BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-pass");
     BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"offset.storage.file.filename", "debezium.format.value",
-                                             "producer key.serializer", "producer ssl.truststore.location",
-                                             "quarkus.log.console.json"}),
+                   (std::vector<std::string>{"offset.storage.file.filename", "producer key.serializer",
+                                             "producer ssl.truststore.location", "quarkus.log.console.json"}),
                boost::test_tools::per_element());
 }
 
@@ -229,9 +228,9 @@ BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_lis
     BOOST_TEST(config.topic_creation.groups[0].include == (std::vector<std::string>{"events\\..*"}));
     BOOST_TEST(config.topic_creation.groups[1].partitions == 6);
     BOOST_TEST(config.outbox.route_topic_replacement == "events.${routedByValue}");
+    BOOST_TEST(config.outbox.field_event_schema_version == "version");
     BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"transforms.route.table.field.event.schema.version",
-                                             "transforms.route.no.such.option", "transforms.unwrap.type",
+                   (std::vector<std::string>{"transforms.route.no.such.option", "transforms.unwrap.type",
                                              "extended.headers.enabled", "table.include.list",
                                              "bootstrap.servers"}),
                boost::test_tools::per_element());
@@ -292,8 +291,8 @@ BOOST_AUTO_TEST_CASE(column_modes_the_router_writes_are_imported_and_the_others_
                        std::string::npos, n.reason);
 }
 
-// Debezium Server's json formats without schemas, and Connect's JsonConverter for headers.
-BOOST_AUTO_TEST_CASE(json_formats_without_schemas_import_as_json_converters) {
+// Debezium Server's json formats, with and without schemas, and Connect's JsonConverter for headers.
+BOOST_AUTO_TEST_CASE(json_formats_import_as_json_converters) {
     const auto server = import_text(
         "debezium.sink.type=kafka\n"
         "debezium.sink.kafka.producer.bootstrap.servers=kafka:9092\n"
@@ -309,10 +308,10 @@ BOOST_AUTO_TEST_CASE(json_formats_without_schemas_import_as_json_converters) {
     const auto config = load(server);
     BOOST_TEST((config.format.value == outbox::config::Converter::json));
     BOOST_TEST((config.format.header == outbox::config::Converter::json));
-    BOOST_TEST((config.format.key == outbox::config::Converter::string));
-    BOOST_TEST(keys_not_imported(server) ==
-                   (std::vector<std::string>{"debezium.format.key", "debezium.format.key.schemas.enable"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(!config.format.value_schemas);
+    BOOST_TEST((config.format.key == outbox::config::Converter::json));
+    BOOST_TEST(config.format.key_schemas);  // Debezium Server's json format keeps its schemas
+    BOOST_TEST(keys_not_imported(server).empty());
 
     const auto connect = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
         "database.hostname": "db", "database.dbname": "app", "extended.headers.enabled": "false",

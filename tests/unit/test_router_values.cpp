@@ -3,6 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "outbox/router/column_catalog.hpp"
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/connect_value.hpp"
 #include "outbox/router/decimal_number.hpp"
@@ -450,4 +451,60 @@ BOOST_AUTO_TEST_CASE(trace_context_from_the_writers_properties_text) {
                             "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra",
                             "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331"})
         BOOST_TEST(!parse_trace_context(bad).has_value(), bad);
+}
+
+// Connect schemas as Debezium 3.6 declares them under JsonConverter (the parity test compares
+// them with a live connector).
+BOOST_AUTO_TEST_CASE(connect_schemas_of_columns_in_each_mode) {
+    const auto schema = [](ColumnType type, bool optional = true, std::optional<std::string> dflt = std::nullopt,
+                           config::ValueModes m = modes()) {
+        std::string out;
+        ConnectValueWriter(m).append_schema(out, type, optional, dflt);
+        return out;
+    };
+    BOOST_TEST(schema({ValueType::text}) == R"({"type":"string","optional":true})");
+    BOOST_TEST(schema({ValueType::text, -1, pg_oid::kUuid}, false, "\"00000000-0000-0000-0000-000000000000\"") ==
+               R"({"type":"string","optional":false,"name":"io.debezium.data.Uuid","version":1,)"
+               R"("default":"00000000-0000-0000-0000-000000000000"})");
+    BOOST_TEST(schema({ValueType::integer, -1, pg_oid::kInt2}) == R"({"type":"int16","optional":true})");
+    BOOST_TEST(schema({ValueType::integer, -1, pg_oid::kInt8}, true, "42") ==
+               R"({"type":"int64","optional":true,"default":42})");
+    BOOST_TEST(schema({ValueType::json}) == R"({"type":"string","optional":true,"name":"io.debezium.data.Json","version":1})");
+    BOOST_TEST(schema({ValueType::numeric, numeric_modifier(8, 2)}) ==
+               R"({"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","version":1,)"
+               R"("parameters":{"scale":"2","connect.decimal.precision":"8"}})");
+    BOOST_TEST(schema({ValueType::numeric}) ==
+               R"({"type":"struct","fields":[{"type":"int32","optional":false,"field":"scale"},)"
+               R"({"type":"bytes","optional":false,"field":"value"}],"optional":true,)"
+               R"("name":"io.debezium.data.VariableScaleDecimal","version":1,"doc":"Variable scaled decimal"})");
+    BOOST_TEST(schema({ValueType::timestamp, 3}) ==
+               R"({"type":"int64","optional":true,"name":"io.debezium.time.Timestamp","version":1})");
+    BOOST_TEST(schema({ValueType::timestamp}, true, std::nullopt, modes(config::TimePrecisionMode::connect)) ==
+               R"({"type":"int64","optional":true,"name":"org.apache.kafka.connect.data.Timestamp","version":1})");
+    BOOST_TEST(schema({ValueType::date}, true, std::nullopt, modes(config::TimePrecisionMode::isostring)) ==
+               R"({"type":"string","optional":true,"name":"io.debezium.time.IsoDate","version":1})");
+    BOOST_TEST(schema({ValueType::bytea}) == R"({"type":"bytes","optional":true})");
+}
+
+BOOST_AUTO_TEST_CASE(column_defaults_as_debezium_parses_them) {
+    const ConnectValueWriter values(modes());
+    const auto dflt = [&](ColumnType type, const std::string& expression) {
+        return default_json(type, expression, values).value_or("<none>");
+    };
+    BOOST_TEST(dflt({ValueType::text}, "'Created'::character varying") == "\"Created\"");
+    BOOST_TEST(dflt({ValueType::text}, "'it''s'::text") == "\"it's\"");
+    BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt8}, "42") == "42");
+    BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt4}, "'-1'::integer") == "-1");
+    BOOST_TEST(dflt({ValueType::boolean}, "true") == "true");
+    BOOST_TEST(dflt({ValueType::json}, "'{}'::jsonb") == "\"{}\"");
+    // Function calls: the type's placeholder.
+    BOOST_TEST(dflt({ValueType::text, -1, pg_oid::kUuid}, "gen_random_uuid()") ==
+               "\"00000000-0000-0000-0000-000000000000\"");
+    BOOST_TEST(dflt({ValueType::timestamptz}, "now()") == "\"1970-01-01T00:00:00.000000Z\"");
+    BOOST_TEST(dflt({ValueType::timestamp}, "CURRENT_TIMESTAMP") == "0");
+    BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt4}, "nextval('outbox_seq_seq'::regclass)") == "0");
+    // No default.
+    BOOST_TEST(dflt({ValueType::text}, "NULL::text") == "<none>");
+    BOOST_TEST(dflt({ValueType::bytea}, "gen_random_bytes(4)") == "<none>");
+    BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt4}, "(1 + 2)") == "<none>");
 }

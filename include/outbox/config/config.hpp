@@ -69,6 +69,7 @@ struct OutboxSettings {
     std::string field_event_payload = "payload";
     std::string field_event_timestamp;  // empty: the transaction's commit time
     std::string tracing_span_context_field = "tracingspancontext";
+    std::string field_event_schema_version;  // an integer column: the envelope schema's version
     std::vector<AdditionalField> additional_fields;
     MissingFieldBehavior additional_missing = MissingFieldBehavior::error;
     InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::warn;
@@ -157,6 +158,10 @@ struct RecordFormat {
     // Struct.toString(), Debezium's bytes. Unset: as compact JSON, which consumers can read.
     bool value_struct_text = false;
     Converter header = Converter::string;  // SimpleHeaderConverter's text, or JsonConverter's JSON
+    // JsonConverter's schemas.enable (its default true): {"schema": ..., "payload": ...}.
+    bool key_schemas = false;
+    bool value_schemas = false;
+    bool header_schemas = false;
     bool context_headers = false;
     std::string topic_prefix;  // topic.prefix: the context headers' connectorLogicalName
     ValueModes modes;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@ namespace outbox::router {
 struct ColumnType {
     ValueType kind = ValueType::text;
     std::int32_t modifier = -1;  // -1: none declared
+    std::uint32_t oid = 0;       // the type itself, where the schema tells more than `kind` (uuid, int2)
 
     // p of time(p), timetz(p), timestamp(p) and timestamptz(p); 6 when none is declared.
     int fractional_digits() const;
@@ -51,6 +53,12 @@ public:
     // their ByteBuffer's text; a variable-scale decimal as a Struct with its value in Base64
     // (Java prints the byte array's identity there, which no one can reproduce).
     void append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const;
+
+    // JsonConverter with schemas: appends the column's Connect schema as JSON, as Debezium's
+    // connector declares it (its logical type's name, version and parameters), with `optional`
+    // from the column's NOT NULL and `default_json` its parsed default, if any.
+    void append_schema(std::string& out, const ColumnType& type, bool optional,
+                       const std::optional<std::string>& default_json) const;
 
     const config::ValueModes& modes() const { return modes_; }
 

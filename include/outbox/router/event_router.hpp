@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "outbox/config/config.hpp"
@@ -53,6 +54,9 @@ private:
     std::optional<std::string_view> header_value(const Row& row, const BoundColumn& column, std::string_view option,
                                                  std::string& scratch) const;
     std::string header_string(std::string_view text) const;
+    void append_with_schema(std::string& out, const Row& row, const BoundColumn& column, std::string_view option,
+                            std::optional<std::string_view> text) const;
+    std::string_view envelope_schema(const Row& row, std::string_view route_by);
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
@@ -74,6 +78,10 @@ private:
     const std::array<std::string, 4> context_values_;  // Debezium's context headers, as header.converter writes them
     std::vector<KafkaHeader> headers_;
     std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
+    // JsonConverter with schemas: envelope schemas as Debezium caches them, by the payload's
+    // schema (or by version with table.field.event.schema.version); the first record's wins.
+    std::unordered_map<std::string, std::string> envelope_schemas_;
+    std::string schema_key_scratch_;
 };
 
 }  // namespace outbox::router

@@ -12,6 +12,8 @@
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/util/errors.hpp"
 
+#include "outbox/router/column_catalog.hpp"
+
 namespace outbox::router {
 
 using KafkaHeader = kafka::Header;
@@ -64,6 +66,10 @@ public:
     // Called for every RELATION. nullptr when the relation is not an outbox table. Throws
     // DefiniteError naming table and column when a required column is missing.
     std::shared_ptr<const BoundTable> bind(const pgoutput::Relation& relation);
+
+    // Where JsonConverter writes schemas: how to read a table's NOT NULL and defaults, which
+    // RELATION does not carry. Read on every bind.
+    void set_catalog(ColumnCatalog catalog);
 
     // An INSERT into a bound outbox table. Throws InvalidRowError when it cannot be routed.
     OutboxRecord route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn);

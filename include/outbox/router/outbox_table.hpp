@@ -21,7 +21,11 @@ struct BoundColumn {
     std::size_t index = 0;
     ValueType type = ValueType::text;
     std::int32_t type_modifier = -1;
-    ColumnType column_type() const { return {type, type_modifier}; }
+    std::uint32_t type_oid = 0;
+    // From the catalog (JsonConverter schemas only): NOT NULL, and the parsed default as JSON.
+    bool optional = true;
+    std::optional<std::string> default_json;
+    ColumnType column_type() const { return {type, type_modifier, type_oid}; }
 };
 
 // An outbox table as the server last described it (pgoutput RELATION), or one logical decoding
@@ -39,6 +43,7 @@ struct OutboxTable {
     BoundColumn route_by;
     std::optional<BoundColumn> timestamp;
     std::optional<BoundColumn> tracing_context;  // tracing.span.context.field, when the row has it
+    std::optional<BoundColumn> schema_version;   // table.field.event.schema.version
     // One per settings.additional_fields item, in the same order; nullopt: the row has no such column.
     std::vector<std::optional<BoundColumn>> additional;
 

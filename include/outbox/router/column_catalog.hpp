@@ -1,0 +1,37 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "outbox/config/config.hpp"
+#include "outbox/router/connect_value.hpp"
+#include "outbox/router/outbox_table.hpp"
+
+namespace outbox::router {
+
+// What pgoutput's RELATION does not say about a column and Debezium's Connect schema does:
+// NOT NULL (or a NOT NULL domain) and the default expression (pg_get_expr of pg_attrdef).
+struct CatalogColumn {
+    std::string name;
+    bool not_null = false;
+    std::optional<std::string> default_expression;
+};
+
+// Reads a table's columns from the catalog; set by the pipeline where JsonConverter writes
+// schemas, and called on every RELATION (as Debezium re-reads its metadata).
+using ColumnCatalog = std::function<std::vector<CatalogColumn>(const config::TableName&)>;
+
+// A default expression as Debezium's PostgresDefaultValueConverter gives it to the schema, as
+// JSON: a literal ('abc'::text, 42, true) as the column's value; a function call (now(),
+// gen_random_uuid(), nextval(...)) as the type's placeholder (the epoch, the zero uuid, 0, "");
+// nullopt where Debezium gives none (NULL, or a type it does not parse).
+std::optional<std::string> default_json(const ColumnType& type, const std::string& expression,
+                                        const ConnectValueWriter& values);
+
+// Sets each bound column's optional flag and default from the catalog's rows (a column the
+// catalog does not list stays optional without a default, as Debezium leaves it).
+void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& catalog, const ConnectValueWriter& values);
+
+}  // namespace outbox::router
