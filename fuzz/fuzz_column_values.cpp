@@ -7,6 +7,7 @@
 
 #include "outbox/router/column_catalog.hpp"
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_schema.hpp"
 #include "outbox/router/connect_value.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -33,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         writer.header_text(type, text, scratch);
         writer.append_json(out, type, text);
         writer.append_struct_field(out, type, text);
-        writer.append_schema(out, type, data[1] % 2 == 0, std::nullopt);
+        append_connect_schema(out, type, modes, data[1] % 2 == 0, std::nullopt);
     } catch (const ValueError&) {
     }
     default_json(type, std::string(text), writer);  // a catalog default expression

@@ -405,10 +405,6 @@ void check_record_format(Config& config, const FormatLocations& at) {
         return std::any_of(config.outbox.table_overrides.begin(), config.outbox.table_overrides.end(),
                            [&](const OutboxTableOverride& o) { return predicate(o.settings); });
     };
-    if (format.value_schemas && any_block([](const OutboxSettings& o) { return o.expand_json_payload; }))
-        fail(at.value, "value.converter: JsonConverter with schemas and table.expand.json.payload is not supported "
-                       "(the expanded payload's inferred schema is not written); set value.converter.schemas.enable: "
-                       "false");
     const bool envelope = any_block([](const OutboxSettings& o) {
         return std::any_of(o.additional_fields.begin(), o.additional_fields.end(),
                            [](const AdditionalField& f) { return f.placement == Placement::envelope; });

@@ -171,7 +171,7 @@ YAML::Node load_yaml(const std::string& text, const std::string& file) {
     try {
         return YAML::Load(text);
     } catch (const YAML::Exception& e) {
-        fail(Location{file, e.mark.line + 1}, "invalid YAML: " + e.msg);
+        throw YamlSyntaxError(Location{file, e.mark.line + 1}.describe() + ": invalid YAML: " + e.msg);
     }
 }
 

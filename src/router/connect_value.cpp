@@ -69,57 +69,6 @@ void append_hex(std::string& out, std::string_view bytes) {
     }
 }
 
-// PostgreSQL's interval output (IntervalStyle postgres: "1 year 2 mons -3 days 04:05:06.78") as
-// Debezium's MicroDuration: months of 30.4375 days, summed in doubles and truncated, as Debezium
-// computes it.
-std::optional<std::int64_t> interval_micros(std::string_view text) {
-    double years = 0, months = 0, days = 0, hours = 0, minutes = 0, seconds = 0;
-    std::size_t i = 0;
-    const auto skip_spaces = [&] {
-        while (i < text.size() && text[i] == ' ') ++i;
-    };
-    skip_spaces();
-    while (i < text.size()) {
-        const std::size_t start = i;
-        if (text[i] == '-' || text[i] == '+') ++i;
-        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-        const std::string_view number = text.substr(start, i - start);
-        if (i < text.size() && text[i] == ':') {
-            // [-]HH:MM:SS[.ffffff], the sign on every part.
-            const bool negative = number.starts_with('-');
-            const auto h = parse_number<double>(number.substr(number[0] == '-' || number[0] == '+'));
-            const auto colon = text.find(':', i + 1);
-            if (!h || colon == std::string_view::npos) return std::nullopt;
-            const auto m = parse_number<double>(text.substr(i + 1, colon - i - 1));
-            const auto end = text.find(' ', colon);
-            const auto s = parse_number<double>(text.substr(colon + 1, end == std::string_view::npos ? end : end - colon - 1));
-            if (!m || !s) return std::nullopt;
-            const double sign = negative ? -1 : 1;
-            hours = sign * *h;
-            minutes = sign * *m;
-            seconds = sign * *s;
-            i = end == std::string_view::npos ? text.size() : end;
-        } else {
-            const auto value = parse_number<double>(number.substr(number.starts_with('+')));
-            skip_spaces();
-            const std::size_t unit_start = i;
-            while (i < text.size() && text[i] != ' ') ++i;
-            const std::string_view unit = text.substr(unit_start, i - unit_start);
-            if (!value) return std::nullopt;
-            if (unit == "year" || unit == "years") years = *value;
-            else if (unit == "mon" || unit == "mons") months = *value;
-            else if (unit == "day" || unit == "days") days = *value;
-            else return std::nullopt;
-        }
-        skip_spaces();
-    }
-    const double total_days = (years * 12 + months) * 30.4375 + days;
-    const double total_seconds = ((total_days * 24 + hours) * 60 + minutes) * 60 + seconds;
-    const double micros = total_seconds * 1e6;
-    if (!(std::fabs(micros) < 9.2e18)) return std::nullopt;
-    return static_cast<std::int64_t>(micros);
-}
-
 }  // namespace
 
 ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, std::string_view text,
@@ -262,7 +211,7 @@ ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, s
             return v;
         }
         case ValueType::interval: {
-            const auto micros = interval_micros(text);
+            const auto micros = parse_interval_us(text);
             if (!micros) not_type_text(type, text);
             number(*micros);
             return v;
@@ -357,85 +306,6 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
         case Value::Kind::date: out += java_date_text(v.epoch_ms); return;
         default: out += v.text; return;
     }
-}
-
-namespace {
-
-// A schema's JSON as JsonConverter writes it: type, then fields, optional, name, version, doc,
-// parameters, default.
-struct SchemaShape {
-    const char* type;
-    const char* name = nullptr;
-    const char* doc = nullptr;
-    std::string parameters;  // the object's members, without braces
-};
-
-SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
-    const bool connect = modes.time == TimePrecisionMode::connect;
-    const bool iso = modes.time == TimePrecisionMode::isostring;
-    switch (type.kind) {
-        case ValueType::boolean: return {"boolean"};
-        case ValueType::integer:
-            return {type.oid == pg_oid::kInt2 ? "int16" : type.oid == pg_oid::kInt4 ? "int32" : "int64"};
-        case ValueType::float32: return {"float"};
-        case ValueType::float64: return {"double"};
-        case ValueType::numeric:
-            if (modes.decimal == DecimalHandlingMode::as_double) return {"double"};
-            if (modes.decimal == DecimalHandlingMode::as_string) return {"string"};
-            if (!type.numeric_has_scale())
-                return {"struct", "io.debezium.data.VariableScaleDecimal", "Variable scaled decimal"};
-            return {"bytes", "org.apache.kafka.connect.data.Decimal", nullptr,
-                    "\"scale\":\"" + std::to_string(type.numeric_scale()) + "\",\"connect.decimal.precision\":\"" +
-                        std::to_string(type.numeric_precision()) + "\""};
-        case ValueType::json: return {"string", "io.debezium.data.Json"};
-        case ValueType::bytea: return {modes.binary == BinaryHandlingMode::bytes ? "bytes" : "string"};
-        case ValueType::timestamptz: return {"string", "io.debezium.time.ZonedTimestamp"};
-        case ValueType::timetz: return {"string", "io.debezium.time.ZonedTime"};
-        case ValueType::interval: return {"int64", "io.debezium.time.MicroDuration"};
-        case ValueType::timestamp:
-            if (connect) return {"int64", "org.apache.kafka.connect.data.Timestamp"};
-            if (iso) return {"string", "io.debezium.time.IsoTimestamp"};
-            return type.fractional_digits() <= 3 ? SchemaShape{"int64", "io.debezium.time.Timestamp"}
-                                                 : SchemaShape{"int64", "io.debezium.time.MicroTimestamp"};
-        case ValueType::date:
-            if (connect) return {"int32", "org.apache.kafka.connect.data.Date"};
-            if (iso) return {"string", "io.debezium.time.IsoDate"};
-            return {"int32", "io.debezium.time.Date"};
-        case ValueType::time:
-            if (connect) return {"int32", "org.apache.kafka.connect.data.Time"};
-            if (iso) return {"string", "io.debezium.time.IsoTime"};
-            if (modes.time == TimePrecisionMode::adaptive && type.fractional_digits() <= 3)
-                return {"int32", "io.debezium.time.Time"};
-            return {"int64", "io.debezium.time.MicroTime"};
-        default: return {"string", type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
-    }
-}
-
-}  // namespace
-
-void ConnectValueWriter::append_schema(std::string& out, const ColumnType& type, bool optional,
-                                       const std::optional<std::string>& default_json) const {
-    const SchemaShape shape = shape_of(type, modes_);
-    out += "{\"type\":\"";
-    out += shape.type;
-    out += '"';
-    if (std::string_view(shape.type) == "struct")
-        out += ",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"scale\"},"
-               "{\"type\":\"bytes\",\"optional\":false,\"field\":\"value\"}]";
-    out += optional ? ",\"optional\":true" : ",\"optional\":false";
-    if (shape.name) {
-        out += ",\"name\":\"";
-        out += shape.name;
-        out += "\",\"version\":1";
-    }
-    if (shape.doc) {
-        out += ",\"doc\":\"";
-        out += shape.doc;
-        out += '"';
-    }
-    if (!shape.parameters.empty()) out += ",\"parameters\":{" + shape.parameters + "}";
-    if (default_json) out += ",\"default\":" + *default_json;
-    out += '}';
 }
 
 }  // namespace outbox::router

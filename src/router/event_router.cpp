@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_schema.hpp"
 #include "outbox/router/connect_struct_text.hpp"
+#include "outbox/router/expanded_schema.hpp"
 #include "outbox/router/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
@@ -80,6 +82,7 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
     : settings_(settings),
       format_(format),
       values_(format.modes),
+      envelope_schemas_(settings, format),
       run_id_(std::move(run_id)),
       topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
               settings.route_topic_replacement_location),
@@ -133,6 +136,18 @@ bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
     const auto why = row.table.payload.type == ValueType::bytea
                          ? std::optional<std::string>("it is bytea, and only text can be JSON")
                          : expansion_.expand(payload_text, expanded_scratch_);
+    if (!why && format_.value_schemas) {
+        // JsonConverter with schemas writes the schema Debezium infers, and where it infers none
+        // (Debezium's record fails) the payload is kept as it was.
+        expanded_schema_ = expanded_payload_schema(expanded_scratch_, row.table.payload.name);
+        if (!expanded_schema_) {
+            log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
+                      std::string(row.table.payload.name) +
+                      "\" is kept as it was because Debezium infers no Connect schema for it (a top-level array, "
+                      "an array mixing types, an integer past 64 bits)");
+            return false;
+        }
+    }
     if (!why) return true;
     log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
               std::string(row.table.payload.name) + "\" is kept as it was because " + *why);
@@ -144,6 +159,7 @@ void EventRouter::append_payload_json(const Row& row, std::optional<std::string_
         value_scratch_ += "null";
     } else if (settings_.expand_json_payload && expanded(row, *payload_text)) {
         value_scratch_ += expanded_scratch_;
+        payload_expanded_ = true;
     } else {
         const BoundColumn& column = row.table.payload;
         representable(row, column.name, kPayloadOption,
@@ -205,6 +221,10 @@ std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
                                                                 std::optional<std::string_view> payload_text) {
     // An expanded payload is a Struct: an explicit StringConverter writes its toString(), else JSON.
     if (payload_text && settings_.expand_json_payload && expanded(row, *payload_text)) {
+        if (format_.value_schemas) {
+            value_json_scratch_ = "{\"schema\":" + *expanded_schema_ + ",\"payload\":" + expanded_scratch_ + "}";
+            return value_json_scratch_;
+        }
         if (!format_.value_struct_text) return expanded_scratch_;
         value_json_scratch_.clear();
         append_struct_text_of_json(value_json_scratch_, expanded_scratch_);
@@ -246,7 +266,7 @@ std::string EventRouter::header_string(std::string_view text) const {
 void EventRouter::append_with_schema(std::string& out, const Row& row, const BoundColumn& column,
                                      std::string_view option, std::optional<std::string_view> text) const {
     out += "{\"schema\":";
-    values_.append_schema(out, column.column_type(), column.optional, column.default_json);
+    append_connect_schema(out, column.column_type(), format_.modes, column.optional, column.default_json);
     out += ",\"payload\":";
     if (!text) {
         out += "null";
@@ -277,43 +297,14 @@ void EventRouter::append_trace_headers(const Row& row) {
     headers_.push_back({"tracestate", trace_->tracestate});
 }
 
-// The envelope's Connect schema: a struct of the payload and the envelope placements, named
-// <topic.prefix>.<schema>.<table>.<route-by value>.Value as Debezium names it, cached as Debezium
-// caches it (so the first route-by value seen for a payload schema names them all).
+// The envelope's schema; a version column's NULL or non-number is no version, as in Debezium.
 std::string_view EventRouter::envelope_schema(const Row& row, std::string_view route_by) {
-    const auto field_schema = [&](std::string& out, const BoundColumn& column, std::string_view field) {
-        values_.append_schema(out, column.column_type(), column.optional, column.default_json);
-        out.pop_back();
-        out += ",\"field\":";
-        append_json_string(out, field);
-        out += '}';
-    };
     std::optional<std::int64_t> version;
     if (row.table.schema_version)
         if (const auto text = row.text(*row.table.schema_version)) version = parse_int64(*text);
-    schema_key_scratch_.clear();
-    if (version) {
-        schema_key_scratch_ = "version " + std::to_string(*version);
-    } else {
-        field_schema(schema_key_scratch_, row.table.payload, "payload");
-    }
-    auto [cached, inserted] = envelope_schemas_.try_emplace(schema_key_scratch_);
-    if (!inserted) return cached->second;
-    std::string& schema = cached->second;
-    schema = "{\"type\":\"struct\",\"fields\":[";
-    field_schema(schema, row.table.payload, "payload");
-    for (std::size_t i = 0; i < row.table.additional.size(); ++i) {
-        const config::AdditionalField& field = settings_.additional_fields[i];
-        if (field.placement != config::Placement::envelope || !row.table.additional[i]) continue;
-        schema += ',';
-        field_schema(schema, *row.table.additional[i], field.alias);
-    }
-    schema += "],\"optional\":false,\"name\":";
-    append_json_string(schema, format_.topic_prefix + "." + row.table.name.schema + "." + row.table.name.name + "." +
-                                   std::string(route_by) + ".Value");
-    if (version) schema += ",\"version\":" + std::to_string(*version);
-    schema += '}';
-    return schema;
+    return envelope_schemas_.schema_for(row.table, route_by, version,
+                                        payload_expanded_ ? std::optional<std::string_view>(*expanded_schema_)
+                                                          : std::nullopt);
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {

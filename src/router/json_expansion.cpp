@@ -1,5 +1,7 @@
 #include "outbox/router/json_expansion.hpp"
 
+#include "outbox/router/column_value.hpp"
+#include "outbox/router/java_text.hpp"
 #include "outbox/router/json_nesting.hpp"
 
 #include <algorithm>
@@ -76,6 +78,38 @@ private:
     const JsonExpansion& options_;
 };
 
+// Compact JSON as JsonConverter (Jackson) writes the expanded struct: doubles in Java's text
+// ("1.0E20"), strings escaped as Jackson escapes them.
+void write_json(std::string& out, const Json& value) {
+    switch (value.type()) {
+        case Json::value_t::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& [name, field] : value.items()) {
+                if (!std::exchange(first, false)) out += ',';
+                append_json_string(out, name);
+                out += ':';
+                write_json(out, field);
+            }
+            out += '}';
+            return;
+        }
+        case Json::value_t::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& element : value) {
+                if (!std::exchange(first, false)) out += ',';
+                write_json(out, element);
+            }
+            out += ']';
+            return;
+        }
+        case Json::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); return;
+        case Json::value_t::number_float: out += java_double_text(value.get<double>()); return;
+        default: out += value.dump(); return;
+    }
+}
+
 }  // namespace
 
 std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out) const {
@@ -86,7 +120,8 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
         if (!document.is_object() && !document.is_array())
             return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
         Shaper(*this).shape(document);
-        out = document.dump();
+        out.clear();
+        write_json(out, document);
         return std::nullopt;
     } catch (const Json::parse_error& e) {
         return std::string("it is not valid JSON (") + e.what() + ")";

@@ -5,8 +5,10 @@
 
 #include "outbox/router/column_catalog.hpp"
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/connect_schema.hpp"
 #include "outbox/router/connect_value.hpp"
 #include "outbox/router/decimal_number.hpp"
+#include "outbox/router/expanded_schema.hpp"
 #include "outbox/router/java_text.hpp"
 #include "outbox/router/json_expansion.hpp"
 #include "outbox/router/json_nesting.hpp"
@@ -459,7 +461,7 @@ BOOST_AUTO_TEST_CASE(connect_schemas_of_columns_in_each_mode) {
     const auto schema = [](ColumnType type, bool optional = true, std::optional<std::string> dflt = std::nullopt,
                            config::ValueModes m = modes()) {
         std::string out;
-        ConnectValueWriter(m).append_schema(out, type, optional, dflt);
+        append_connect_schema(out, type, m, optional, dflt);
         return out;
     };
     BOOST_TEST(schema({ValueType::text}) == R"({"type":"string","optional":true})");
@@ -507,4 +509,25 @@ BOOST_AUTO_TEST_CASE(column_defaults_as_debezium_parses_them) {
     BOOST_TEST(dflt({ValueType::text}, "NULL::text") == "<none>");
     BOOST_TEST(dflt({ValueType::bytea}, "gen_random_bytes(4)") == "<none>");
     BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt4}, "(1 + 2)") == "<none>");
+}
+
+BOOST_AUTO_TEST_CASE(expanded_payload_schemas_as_debezium_infers_them) {
+    BOOST_TEST(expanded_payload_schema(R"({"a":1,"big":9000000000,"f":1.5,"s":"x","t":true,"c":{"d":[1,2]}})", "payload")
+                   .value() ==
+               R"({"type":"struct","fields":[{"type":"int32","optional":true,"field":"a"},)"
+               R"({"type":"int64","optional":true,"field":"big"},{"type":"double","optional":true,"field":"f"},)"
+               R"({"type":"string","optional":true,"field":"s"},{"type":"boolean","optional":true,"field":"t"},)"
+               R"({"type":"struct","fields":[{"type":"array","items":{"type":"int32","optional":true},)"
+               R"("optional":true,"field":"d"}],"optional":true,"name":"payload.c","field":"c"}],"optional":true,)"
+               R"("name":"payload"})");
+    BOOST_TEST(expanded_payload_schema(R"({"o":[{"x":1,"y":null},{"x":2,"y":"b"}],"n":null,"e":[]})", "body").value() ==
+               R"({"type":"struct","fields":[{"type":"array","items":{"type":"struct","fields":[)"
+               R"({"type":"int32","optional":true,"field":"x"},{"type":"string","optional":true,"field":"y"}],)"
+               R"("optional":true,"name":"body.o"},"optional":true,"field":"o"},)"
+               R"({"type":"bytes","optional":true,"field":"n"},)"
+               R"({"type":"array","items":{"type":"string","optional":true},"optional":true,"field":"e"}],)"
+               R"("optional":true,"name":"body"})");
+    BOOST_TEST(!expanded_payload_schema(R"([1,2])", "payload"));
+    BOOST_TEST(!expanded_payload_schema(R"({"m":[1,"two"]})", "payload"));
+    BOOST_TEST(!expanded_payload_schema(R"({"m":[1,9000000000]})", "payload"));
 }

@@ -54,12 +54,6 @@ public:
     // (Java prints the byte array's identity there, which no one can reproduce).
     void append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const;
 
-    // JsonConverter with schemas: appends the column's Connect schema as JSON, as Debezium's
-    // connector declares it (its logical type's name, version and parameters), with `optional`
-    // from the column's NOT NULL and `default_json` its parsed default, if any.
-    void append_schema(std::string& out, const ColumnType& type, bool optional,
-                       const std::optional<std::string>& default_json) const;
-
     const config::ValueModes& modes() const { return modes_; }
 
 private:

@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
+#include "outbox/router/envelope_schemas.hpp"
 #include "outbox/router/json_expansion.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/router/outbox_table.hpp"
@@ -61,6 +61,9 @@ private:
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
     ConnectValueWriter values_;
+    EnvelopeSchemas envelope_schemas_;
+    std::optional<std::string> expanded_schema_;  // with value schemas: the expanded payload's
+    bool payload_expanded_ = false;               // this row's envelope payload was expanded
     const std::string run_id_;
     TopicRouter topics_;
     JsonExpansion expansion_;
@@ -78,10 +81,7 @@ private:
     const std::array<std::string, 4> context_values_;  // Debezium's context headers, as header.converter writes them
     std::vector<KafkaHeader> headers_;
     std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
-    // JsonConverter with schemas: envelope schemas as Debezium caches them, by the payload's
-    // schema (or by version with table.field.event.schema.version); the first record's wins.
-    std::unordered_map<std::string, std::string> envelope_schemas_;
-    std::string schema_key_scratch_;
+
 };
 
 }  // namespace outbox::router

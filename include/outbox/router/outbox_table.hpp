@@ -24,7 +24,7 @@ struct BoundColumn {
     std::uint32_t type_oid = 0;
     // From the catalog (JsonConverter schemas only): NOT NULL, and the parsed default as JSON.
     bool optional = true;
-    std::optional<std::string> default_json;
+    std::optional<std::string> default_json = std::nullopt;
     ColumnType column_type() const { return {type, type_modifier, type_oid}; }
 };
 

@@ -17,6 +17,12 @@ public:
     using DefiniteError::DefiniteError;
 };
 
+// A configuration that is not YAML at all (as opposed to YAML with a wrong key or value).
+class YamlSyntaxError : public ConfigError {
+public:
+    using ConfigError::ConfigError;
+};
+
 // Bytes from the server that do not follow the protocol; the message names the type byte and WAL position.
 class ProtocolError : public DefiniteError {
 public:
