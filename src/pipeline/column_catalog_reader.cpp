@@ -14,7 +14,7 @@ std::vector<router::CatalogColumn> read_column_catalog(const std::string& connin
         "SELECT a.attname, a.attnotnull OR (t.typtype = 'd' AND t.typnotnull), pg_get_expr(d.adbin, d.adrelid) "
         "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
         "LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
-        "WHERE a.attrelid = " + relation + "::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+        "WHERE a.attrelid = to_regclass(" + relation + ") AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
         "reading the columns of " + table.qualified());
     std::vector<router::CatalogColumn> columns;
     for (int row = 0; row < PQntuples(result.get()); ++row) {
