@@ -189,25 +189,30 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
 
-// Over TLS libpq reads the replication stream (on a plain connection the router reads the socket
-// itself): the same rows arrive, and a stop ends the stream and confirms everything delivered.
-BOOST_AUTO_TEST_CASE(a_router_streaming_over_tls_delivers_and_confirms_everything) {
-    postgres().enable_tls();
-    const auto db = create_outbox_database("tls");
-    Sql sql(postgres().conninfo(db));
-    auto config = router_config(db, "", "", "outbox:\n  route.topic.replacement: tls.events\n");
-    const auto conninfo = postgres().conninfo(db);
-    config.replace(config.find(conninfo), conninfo.size(), conninfo + " sslmode=require");
-    RouterProcess router(work_dir(), config);
-    BOOST_REQUIRE(router.wait_streaming());
-    BOOST_TEST(sql.scalar("SELECT ssl FROM pg_stat_ssl JOIN pg_replication_slots ON pid = active_pid "
-                          "WHERE slot_name = '" + db + "'") == "t");
+// The suite's servers and conninfos use TLS, where libpq reads the replication stream. On a plain
+// connection the router reads the socket itself: the same rows arrive, and a stop ends the stream
+// and confirms everything delivered; the walsender's own view says which path each took.
+BOOST_AUTO_TEST_CASE(a_router_streaming_over_plain_tcp_or_tls_delivers_and_confirms_everything) {
+    for (const bool tls : {false, true}) {
+        BOOST_TEST_CONTEXT((tls ? "TLS" : "plain TCP")) {
+            const auto db = create_outbox_database(tls ? "tls" : "plain");
+            Sql sql(postgres().conninfo(db));
+            const std::string topic = std::string(tls ? "tls" : "plain") + ".events";
+            auto config = router_config(db, "", "", "outbox:\n  route.topic.replacement: " + topic + "\n");
+            const auto conninfo = postgres().conninfo(db);
+            if (!tls) config.replace(config.find(conninfo), conninfo.size(), postgres().plain_conninfo(db));
+            RouterProcess router(work_dir(), config);
+            BOOST_REQUIRE(router.wait_streaming());
+            BOOST_TEST(sql.scalar("SELECT ssl FROM pg_stat_ssl JOIN pg_replication_slots ON pid = active_pid "
+                                  "WHERE slot_name = '" + db + "'") == (tls ? "t" : "f"));
 
-    for (int t = 0; t < 20; ++t) sql.exec(outbox_rows_sql(t * 50, 50, 7));
-    const auto records = read_topic(kafka_servers(), "tls.events", 1000);
-    BOOST_TEST(records.size() == 1000u);
-    check_per_key_order(records);
-    const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
-    BOOST_TEST(router.stop(SIGTERM) == 0);
-    BOOST_TEST(confirmed_flush_lsn(db, db) >= written);
+            for (int t = 0; t < 20; ++t) sql.exec(outbox_rows_sql(t * 50, 50, 7));
+            const auto records = read_topic(kafka_servers(), topic, 1000);
+            BOOST_TEST(records.size() == 1000u);
+            check_per_key_order(records);
+            const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_lsn()"));
+            BOOST_TEST(router.stop(SIGTERM) == 0);
+            BOOST_TEST(confirmed_flush_lsn(db, db) >= written);
+        }
+    }
 }

@@ -26,22 +26,12 @@ namespace {
 
 const char* const kSslModes[] = {"disable", "require"};
 
-// The database's server with TLS turned on, once per program; plain connections still work.
-void ensure_tls() {
-    static const bool enabled = [] {
-        postgres().enable_tls();
-        return true;
-    }();
-    (void)enabled;
-}
-
 struct Source {
     std::string db;
     std::unique_ptr<Sql> sql;
 };
 
 Source outbox_source(const std::string& prefix) {
-    ensure_tls();
     Source source{create_outbox_database(prefix), nullptr};
     source.sql = std::make_unique<Sql>(postgres().conninfo(source.db));
     source.sql->exec("CREATE PUBLICATION " + source.db + " FOR TABLE outbox");
@@ -51,7 +41,7 @@ Source outbox_source(const std::string& prefix) {
 
 std::unique_ptr<replication::ReplicationStream> open_stream(const std::string& db, const std::string& slot,
                                                             const std::string& sslmode) {
-    replication::PgConnection connection(postgres().conninfo(db) + " sslmode=" + sslmode,
+    replication::PgConnection connection(postgres().bare_conninfo(db) + " sslmode=" + sslmode,
                                          replication::PgConnection::Mode::logical_replication);
     const int server_version = connection.server_version();
     auto stream = std::make_unique<replication::ReplicationStream>(std::move(connection));

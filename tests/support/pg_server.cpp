@@ -87,8 +87,11 @@ PgServer::PgServer() : bin_dir_(find_bin_dir()), base_dir_(make_temp_dir("outbox
          << "fsync = off\n"
          << "synchronous_commit = off\n"
          << "full_page_writes = off\n"
-         << "wal_sender_timeout = '60s'\n";
+         << "wal_sender_timeout = '60s'\n"
+         << "ssl = on\n"
+         << "ssl_ca_file = '" << test_ca().certificate() << "'\n";
     conf.close();
+    write_server_certificate(test_ca().server("postgres-" + std::to_string(port_), {"127.0.0.1", "localhost"}));
     run_as_owner(bin_dir_ + "/pg_ctl -D " + shell_quote(data_dir_) + " -l " + shell_quote(base_dir_ + "/server.log") +
                  " -w -t 60 start >/dev/null");
 }
@@ -130,15 +133,37 @@ void PgServer::set(const std::string& name, const std::string& value) {
     sql.exec("SELECT pg_reload_conf()");
 }
 
-void PgServer::enable_tls() {
-    run_as_owner("cd " + shell_quote(data_dir_) +
-                 " && openssl req -new -x509 -days 2 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.crt"
-                 " >/dev/null 2>&1 && chmod 600 server.key");
-    set("ssl", "on");
+// The server reads its certificate from ssl_cert_file and ssl_key_file, set once; a change of
+// certificate is a change of what those files hold.
+// The server refuses a key file that others can read or that it does not own.
+void PgServer::write_server_certificate(const CertifiedKey& pair) const {
+    const std::string certificate = shell_quote(data_dir_ + "/server.crt");
+    const std::string key = shell_quote(data_dir_ + "/server.key");
+    run("cp " + shell_quote(pair.certificate) + " " + certificate + " && cp " + shell_quote(pair.key) + " " + key +
+        " && chmod 600 " + key);
+    if (geteuid() == 0) run("chown postgres:postgres " + certificate + " " + key);
+}
+
+void PgServer::use_certificate(const CertifiedKey& pair) {
+    write_server_certificate(pair);
+    Sql(plain_conninfo("postgres")).exec("SELECT pg_reload_conf()");
+}
+
+void PgServer::set_hba(const std::string& rules) {
+    write_file(data_dir_ + "/pg_hba.conf", rules);
+    Sql(plain_conninfo("postgres")).exec("SELECT pg_reload_conf()");
+}
+
+std::string PgServer::bare_conninfo(const std::string& database) const {
+    return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=" + database;
 }
 
 std::string PgServer::conninfo(const std::string& database) const {
-    return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=" + database;
+    return bare_conninfo(database) + " sslmode=verify-full sslrootcert=" + test_ca().certificate();
+}
+
+std::string PgServer::plain_conninfo(const std::string& database) const {
+    return bare_conninfo(database) + " sslmode=disable";
 }
 
 std::string PgServer::create_database(const std::string& prefix) {

@@ -6,12 +6,17 @@
 #include <vector>
 
 #include "outbox/replication/pg_connection.hpp"
+#include "test_ca.hpp"
 
 namespace outbox::test {
 
 // A throwaway PostgreSQL cluster for one test program: initdb into a temporary directory,
 // wal_level=logical, a free loopback port, started with pg_ctl (as the postgres user when the
 // tests run as root, because PostgreSQL refuses to run as root). Stopped and removed on exit.
+//
+// In production shape: ssl=on with a certificate from test_ca() for 127.0.0.1 and localhost, and
+// the test CA as ssl_ca_file (for client-certificate authentication). pg_hba.conf is initdb's
+// (trust on loopback, TLS or not) until a test sets its own.
 class PgServer {
 public:
     PgServer();
@@ -20,7 +25,12 @@ public:
     PgServer& operator=(const PgServer&) = delete;
 
     int port() const { return port_; }
+    // The suite's default: TLS, the server verified against the test CA (sslmode=verify-full).
     std::string conninfo(const std::string& database) const;
+    // Plain TCP (sslmode=disable), for a test that means to compare or needs no TLS.
+    std::string plain_conninfo(const std::string& database) const;
+    // host, port and dbname only (user postgres): for a test that sets every TLS option itself.
+    std::string bare_conninfo(const std::string& database) const;
 
     // Creates a fresh database and returns its name.
     std::string create_database(const std::string& prefix);
@@ -30,12 +40,15 @@ public:
     void start();
     // ALTER SYSTEM SET name = value, then reload the configuration.
     void set(const std::string& name, const std::string& value);
-    // Turns TLS on with a fresh self-signed certificate; clients choose it with sslmode.
-    void enable_tls();
+    // Presents `pair` as the server certificate from now on (reloads the configuration).
+    void use_certificate(const CertifiedKey& pair);
+    // Replaces pg_hba.conf with `rules` and reloads.
+    void set_hba(const std::string& rules);
     std::string data_dir() const { return data_dir_; }
 
 private:
     void run_as_owner(const std::string& command) const;
+    void write_server_certificate(const CertifiedKey& pair) const;
 
     std::string bin_dir_;
     std::string base_dir_;
