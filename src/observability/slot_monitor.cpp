@@ -5,13 +5,14 @@
 #include <array>
 #include <utility>
 
+#include "outbox/replication/connection_settings.hpp"
 #include "outbox/util/log.hpp"
 #include "outbox/util/lsn.hpp"
 
 namespace outbox::observability {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kSideConnectionSettings{{
+constexpr std::array<replication::ConnectionSetting, 7> kSideConnectionSettings{{
     {"connect_timeout", "5"},
     {"keepalives", "1"},
     {"keepalives_idle", "5"},
@@ -26,34 +27,7 @@ std::int64_t as_gauge(Lsn lsn) { return static_cast<std::int64_t>(lsn); }
 }  // namespace
 
 std::string side_connection_conninfo(std::string_view conninfo) {
-    const bool uri = conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
-    if (!uri) {
-        // In key/value form the last setting of a key wins, so the caller's own values prevail.
-        std::string settings;
-        for (const auto& [key, value] : kSideConnectionSettings)
-            settings.append(key).append("=").append(value).append(" ");
-        if (conninfo.find('=') != std::string_view::npos) return settings.append(conninfo);
-        // Without '=' libpq reads the whole string as a database name; keep that meaning.
-        settings.append("dbname='");
-        for (const char c : conninfo) {
-            if (c == '\\' || c == '\'') settings += '\\';
-            settings += c;
-        }
-        return settings.append("'");
-    }
-    // In a URI, add only the parameters the caller left out, so theirs are kept.
-    std::string result(conninfo);
-    const auto query = result.find('?');
-    const std::string parameters = query == std::string::npos ? "" : result.substr(query);
-    char separator = query == std::string::npos ? '?' : '&';
-    for (const auto& [key, value] : kSideConnectionSettings) {
-        const std::string assignment = std::string(key) + "=";
-        if (parameters.find("?" + assignment) != std::string::npos || parameters.find("&" + assignment) != std::string::npos)
-            continue;
-        result.append(1, separator).append(assignment).append(value);
-        separator = '&';
-    }
-    return result;
+    return replication::with_settings(conninfo, kSideConnectionSettings);
 }
 
 SlotMonitor::SlotMonitor(const std::string& conninfo, std::string slot_name, Metrics& metrics,

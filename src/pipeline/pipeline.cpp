@@ -10,6 +10,7 @@
 #include "outbox/pipeline/column_catalog_reader.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
+#include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/status_keeper.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
@@ -57,7 +58,7 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       bootstrap_servers_(bootstrap_servers),
       metrics_(metrics),
       status_interval_(config.postgres.status_update_interval_ms),
-      receive_timeout_(config.postgres.receive_timeout_ms),
+      silence_(std::chrono::milliseconds(config.postgres.receive_timeout_ms)),
       router_(config),
       // In exactly-once mode the producer is made after the slot is ours (see connect()).
       producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
@@ -204,7 +205,9 @@ void Pipeline::connect() {
                                       Clock::now() + std::chrono::milliseconds(config_.postgres.receive_timeout_ms))
                                 : std::nullopt;
     replication::PgConnection connection(
-        config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication,
+        replication::replication_conninfo(config_.postgres.conninfo,
+                                          std::chrono::milliseconds(config_.postgres.receive_timeout_ms)),
+        replication::PgConnection::Mode::logical_replication,
         [this](int socket, bool for_write) { return wait_unless_stopping(socket, for_write, connecting_until_); });
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
@@ -231,8 +234,7 @@ void Pipeline::connect() {
     metrics_.health.set_streaming(true);
     if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
     next_status_update_ = Clock::now();
-    last_heard_ = Clock::now();
-    reply_requested_ = false;
+    silence_.connected(Clock::now(), std::chrono::milliseconds(source_.wal_sender_timeout_ms));
 
     const Lsn server = source_.identity.wal_position;
     const Lsn confirmed = source_.slot_confirmed_lsn;
@@ -325,8 +327,7 @@ void Pipeline::stream() {
         // would make an overdue deadline a busy loop.
         if (const auto deadline = kafka_txns_.deadline(changes_.receiving_transaction())) wake_at = std::min(wake_at, *deadline);
         if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + CaughtUpFlush::kRecheck);
-        if (reading && receive_timeout_.count() > 0)
-            wake_at = std::min(wake_at, last_heard_ + (reply_requested_ ? receive_timeout_ : receive_timeout_ / 2));
+        if (const auto check = silence_.next_check(); reading && check) wake_at = std::min(wake_at, *check);
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
         // of poll(0) calls (with 10 ms status updates, 5 of every 6 poll() calls draining a backlog).
         const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake_at - Clock::now());
@@ -335,11 +336,9 @@ void Pipeline::stream() {
         if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
         kafka_ready = ready < 0 || fds[0].revents != 0;
         if (!reading) {
-            // Unread on purpose: the server's silence means nothing now.
-            last_heard_ = Clock::now();
+            silence_.not_listening(Clock::now());
         } else if (fds[2].revents & (POLLIN | POLLERR | POLLHUP)) {
-            last_heard_ = Clock::now();
-            reply_requested_ = false;
+            silence_.heard(Clock::now());
             stream_->receive(!caught_up());
         } else {
             check_server_silence();
@@ -347,20 +346,19 @@ void Pipeline::stream() {
     }
 }
 
-// A connection can die without closing (a cut cable, a stalled proxy): nothing arrives and
-// nothing fails. Half-way through the timeout the status update asks for a reply, which a live
-// walsender sends at once; none by the end means the connection is gone.
+// A connection can die without closing (a stalled proxy): nothing arrives and nothing fails.
+// replication::SilencePolicy says when to ask for a reply and when to give up.
 void Pipeline::check_server_silence() {
-    if (receive_timeout_.count() == 0) return;
-    const auto silent = Clock::now() - last_heard_;
-    if (silent >= receive_timeout_)
-        throw TransientError("postgres: nothing received from the server for " +
-                             std::to_string(config_.postgres.receive_timeout_ms) +
-                             " ms (postgres.receive.timeout.ms); taking the connection for lost");
-    if (silent >= receive_timeout_ / 2 && !reply_requested_) {
-        confirm_to_postgres(true);
-        stream_->flush_output();
-        reply_requested_ = true;
+    switch (silence_.check(Clock::now(), received_lsn_)) {
+        case replication::SilencePolicy::Verdict::quiet:
+            return;
+        case replication::SilencePolicy::Verdict::ask_for_reply:
+            confirm_to_postgres(true);
+            stream_->flush_output();
+            silence_.asked(Clock::now());
+            return;
+        case replication::SilencePolicy::Verdict::lost:
+            throw TransientError("postgres: " + silence_.describe_loss());
     }
 }
 

@@ -9,7 +9,6 @@
 #include "delivery_tally.hpp"
 #include "harness.hpp"
 #include "http_get.hpp"
-#include "tcp_proxy.hpp"
 #include "topic_admin.hpp"
 
 // Rows, broker answers and connections a new user can produce on purpose or by accident, on one
@@ -282,38 +281,6 @@ BOOST_AUTO_TEST_CASE(transactions_behind_a_stuck_event_are_bounded_by_the_in_fli
     wait_confirmed_past_the_writes(db);
     BOOST_TEST(tally_deliveries(read_topic(kafka_servers(), topic, 2), 2).missing == 0u);
     BOOST_TEST(router.value("outbox_router_pending_transactions") == 0);
-    BOOST_TEST(router.process.stop(SIGTERM) == 0);
-}
-
-BOOST_AUTO_TEST_CASE(a_connection_that_goes_silent_is_replaced_within_the_receive_timeout) {
-    const auto db = create_outbox_database("silent");
-    const std::string topic = "silent.events";
-    create_topic(kafka_servers(), topic, 1, 1);
-    TcpProxy proxy(postgres().port());
-    std::string config = router_config(db, "  receive.timeout.ms: 3000\n  reconnect.backoff.max.ms: 1000\n", "",
-                                       outbox_section(topic));
-    const std::string direct_port = "port=" + std::to_string(postgres().port());
-    BOOST_REQUIRE(contains(config, direct_port));
-    config.replace(config.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
-    MeteredRouter router(config);
-    BOOST_REQUIRE(router.process.wait_streaming());
-    Sql sql(postgres().conninfo(db));
-    sql.exec(outbox_rows_sql(0, 5, 3));
-    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 5).size() == 5u);
-
-    proxy.stall();
-    sql.exec(outbox_rows_sql(5, 5, 3));
-    BOOST_TEST(wait_until([&] { return contains(router.process.output(), "nothing received from the server"); }, 30s));
-    BOOST_TEST(wait_until([&] { return http_get(router.port, "/readyz").status == 503; }, 10s));
-    proxy.resume();
-
-    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 10), 10);
-    BOOST_TEST_MESSAGE("connection silenced by a stalled proxy: " << tally);
-    BOOST_TEST(tally.missing == 0u);
-    BOOST_TEST(tally.duplicates == 0u);  // a reconnect alone sends nothing twice
-    BOOST_TEST(tally.order_kept);
-    BOOST_TEST(wait_until([&] { return http_get(router.port, "/readyz").status == 200; }, 60s));
-    BOOST_TEST(router.value("outbox_router_reconnects_total") >= 1);
     BOOST_TEST(router.process.stop(SIGTERM) == 0);
 }
 

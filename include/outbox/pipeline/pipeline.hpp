@@ -18,6 +18,7 @@
 #include "outbox/pipeline/outbox_sources.hpp"
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
+#include "outbox/replication/silence_policy.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/router/outbox_router.hpp"
 
@@ -75,9 +76,7 @@ private:
     bool connected_before_ = false;
     std::uint64_t transactions_reported_ = 0;
     std::chrono::milliseconds status_interval_;
-    const std::chrono::milliseconds receive_timeout_;  // 0: off
-    Clock::time_point last_heard_{};   // when the replication socket last had something to read
-    bool reply_requested_ = false;     // since then
+    replication::SilencePolicy silence_;
     std::optional<Clock::time_point> connecting_until_;
     ack::AckTracker tracker_;
     router::OutboxRouter router_;

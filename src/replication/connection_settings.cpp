@@ -1,0 +1,53 @@
+#include "outbox/replication/connection_settings.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace outbox::replication {
+
+std::string with_settings(std::string_view conninfo, std::span<const ConnectionSetting> settings) {
+    const bool uri = conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
+    if (!uri) {
+        // In key/value form the last setting of a key wins, so the caller's own values prevail.
+        std::string text;
+        for (const auto& [key, value] : settings) text.append(key).append("=").append(value).append(" ");
+        if (conninfo.find('=') != std::string_view::npos) return text.append(conninfo);
+        // Without '=' libpq reads the whole string as a database name; keep that meaning.
+        text.append("dbname='");
+        for (const char c : conninfo) {
+            if (c == '\\' || c == '\'') text += '\\';
+            text += c;
+        }
+        return text.append("'");
+    }
+    // In a URI, add only the parameters the caller left out, so theirs are kept.
+    std::string result(conninfo);
+    const auto query = result.find('?');
+    const std::string parameters = query == std::string::npos ? "" : result.substr(query);
+    char separator = query == std::string::npos ? '?' : '&';
+    for (const auto& [key, value] : settings) {
+        const std::string assignment = std::string(key) + "=";
+        if (parameters.find("?" + assignment) != std::string::npos || parameters.find("&" + assignment) != std::string::npos)
+            continue;
+        result.append(1, separator).append(assignment).append(value);
+        separator = '&';
+    }
+    return result;
+}
+
+std::string replication_conninfo(std::string_view conninfo, std::chrono::milliseconds receive_timeout) {
+    const long limit_ms = receive_timeout.count() > 0 ? receive_timeout.count() : 30000;
+    // Unacknowledged data (a status update, a keepalive probe) for the whole limit ends the
+    // connection; an idle one is probed from half of it, three times.
+    const std::string user_timeout = std::to_string(limit_ms);
+    const std::string idle = std::to_string(std::max(1L, limit_ms / 2000));
+    const std::string interval = std::to_string(std::max(1L, limit_ms / 6000));
+    const std::array<ConnectionSetting, 5> settings{{{"keepalives", "1"},
+                                                     {"keepalives_idle", idle},
+                                                     {"keepalives_interval", interval},
+                                                     {"keepalives_count", "3"},
+                                                     {"tcp_user_timeout", user_timeout}}};
+    return with_settings(conninfo, settings);
+}
+
+}  // namespace outbox::replication
