@@ -71,8 +71,8 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       }) {
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
     if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
-        router_.set_catalog([&conninfo = config.postgres.conninfo](const config::TableName& table) {
-            return read_column_catalog(conninfo, table);
+        router_.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
+            return read_column_catalog(conninfo, relid, table);
         });
     if (producer_) watch_producer();
     if (config.postgres.heartbeat_interval_ms > 0)

@@ -130,8 +130,9 @@ PgResult PgConnection::checked(PgResult result, std::string_view what) const {
 }
 
 void throw_statement_error(std::string_view what, std::string_view sqlstate, const std::string& message) {
-    // 55006 object_in_use: another process streams from the slot (a standby waiting its turn).
-    if (sqlstate == "55006" || sqlstate.starts_with("57"))
+    // 55006 object_in_use: another process streams from the slot (a standby waiting its turn);
+    // 55P03 lock_not_available: lock_timeout ran out behind another session's lock.
+    if (sqlstate == "55006" || sqlstate == "55P03" || sqlstate.starts_with("57"))
         throw TransientError("postgres: " + std::string(what) + ": " + message);
     throw DefiniteError("postgres: " + std::string(what) + " failed: " + message);
 }

@@ -90,7 +90,7 @@ std::shared_ptr<const BoundTable> OutboxRouter::bind(const pgoutput::Relation& r
     if (std::find(tables.begin(), tables.end(), name) == tables.end()) return nullptr;
     EventRouter& router = impl_->router_for(name);
     OutboxTable table = bind_outbox_table(name, relation, router.settings());
-    if (impl_->catalog) describe_columns(table, impl_->catalog(name), impl_->values);
+    if (impl_->catalog) describe_columns(table, impl_->catalog(relation.relid, name), impl_->values);
     return std::make_shared<BoundOutboxTable>(std::move(table), router);
 }
 

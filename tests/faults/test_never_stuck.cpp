@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE faults_never_stuck
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -10,8 +11,9 @@
 #include "tcp_proxy.hpp"
 #include "topic_admin.hpp"
 
-// A busy server is not a dead one, and a dead connection is still noticed. On one real
-// PostgreSQL server and one real broker.
+// A busy server is not a dead one, a dead connection is still noticed, and a lock on the outbox
+// table neither stops the stream for good nor holds up a stop. On one real PostgreSQL server and
+// one real broker.
 
 using namespace outbox::test;
 using namespace std::chrono_literals;
@@ -49,6 +51,55 @@ std::string through(TcpProxy& proxy, std::string config) {
     const std::string direct_port = "port=" + std::to_string(postgres().port());
     BOOST_REQUIRE(contains(config, direct_port));
     return config.replace(config.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
+}
+
+// Under JsonConverter with schemas the router reads NOT NULL and defaults from the catalog.
+const std::string kSchemas = "value.converter: org.apache.kafka.connect.json.JsonConverter\n";
+
+// The router made the slot and stopped: rows written now are decoded at the next start.
+void make_slot(const std::string& db, const std::string& topic) {
+    RouterProcess router(work_dir(), router_config(db, "", kSchemas, outbox_section(topic)));
+    BOOST_REQUIRE(router.wait_streaming());
+    BOOST_REQUIRE(router.stop(SIGTERM) == 0);
+}
+
+// Holds ACCESS EXCLUSIVE on the outbox table until release() or destruction.
+struct TableLock {
+    explicit TableLock(const std::string& db) : sql(postgres().conninfo(db)) {
+        sql.exec("BEGIN");
+        sql.exec("LOCK TABLE public.outbox IN ACCESS EXCLUSIVE MODE");
+    }
+    void release() {
+        if (held) sql.exec("COMMIT");
+        held = false;
+    }
+    ~TableLock() { release(); }
+    Sql sql;
+    bool held = true;
+};
+
+// The payload's seq, whether the payload is JSON or, under schemas, a JSON string holding it.
+int seq_in(const ConsumedRecord& record) {
+    const std::string& value = record.value.value();
+    const auto digits = value.find_first_of("0123456789", value.find("seq"));
+    return std::stoi(value.substr(digits));
+}
+
+// Records of seqs 0..expected-1 with schemas: how many are missing, how many came twice.
+std::pair<int, int> missing_and_duplicates(const std::vector<ConsumedRecord>& records, int expected) {
+    std::vector<int> seen(static_cast<std::size_t>(expected), 0);
+    int duplicates = 0;
+    for (const auto& record : records) {
+        const int seq = seq_in(record);
+        if (seq >= 0 && seq < expected && seen[static_cast<std::size_t>(seq)]++ > 0) ++duplicates;
+    }
+    return {static_cast<int>(std::count(seen.begin(), seen.end(), 0)), duplicates};
+}
+
+// The application_name of the session whose catalog read waits for the lock ("" while none does).
+std::string catalog_read_waiting_on_lock(Sql& observer) {
+    return observer.scalar("SELECT coalesce(min(application_name), '') FROM pg_stat_activity "
+                           "WHERE wait_event_type = 'Lock' AND query LIKE '%pg_attrdef%'");
 }
 
 }  // namespace
@@ -122,4 +173,78 @@ BOOST_AUTO_TEST_CASE(a_connection_that_goes_silent_is_replaced) {
     sql.exec(outbox_rows_sql(10, 5, 3));
     BOOST_TEST(tally_deliveries(read_topic(kafka_servers(), topic, 15), 15).missing == 0u);
     BOOST_TEST(router.process.stop(SIGTERM) == 0);
+}
+
+// The column catalog is read on every RELATION; a migration holding the outbox table must not
+// stop the loop (status updates, health) nor keep deliveries back once it ends.
+BOOST_AUTO_TEST_CASE(a_locked_outbox_table_delays_deliveries_only_until_it_is_released) {
+    const auto db = create_outbox_database("locked");
+    const std::string topic = "locked.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    make_slot(db, topic);
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 5, 3));
+    TableLock lock(db);
+    MeteredRouter router(router_config(db, "  reconnect.backoff.max.ms: 1000\n", kSchemas, outbox_section(topic)));
+    std::string name;
+    BOOST_REQUIRE(wait_until([&] { return !(name = catalog_read_waiting_on_lock(sql)).empty(); }, 30s));
+    int unhealthy = 0;
+    for (int i = 0; i < 30; ++i) {
+        if (http_get(router.port, "/healthz").status != 200) ++unhealthy;
+        std::this_thread::sleep_for(500ms);
+    }
+    lock.release();
+    BOOST_TEST_MESSAGE("15 s of ACCESS EXCLUSIVE on the outbox table: /healthz failed " << unhealthy
+                       << " of 30 times; the catalog read ran as \"" << name << "\"");
+    BOOST_TEST(unhealthy == 0);
+    BOOST_TEST(name == "outbox-router-column-catalog");
+    const auto [missing, duplicates] = missing_and_duplicates(read_topic(kafka_servers(), topic, 5), 5);
+    BOOST_TEST(missing == 0);
+    BOOST_TEST(duplicates == 0);
+    BOOST_TEST(router.process.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_the_catalog_read_waits_for_a_lock) {
+    const auto db = create_outbox_database("lockstop");
+    const std::string topic = "lockstop.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    make_slot(db, topic);
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 5, 3));
+    TableLock lock(db);
+    RouterProcess router(work_dir(), router_config(db, "", kSchemas, outbox_section(topic)));
+    BOOST_REQUIRE(wait_until([&] { return !catalog_read_waiting_on_lock(sql).empty(); }, 30s));
+    const auto signalled = std::chrono::steady_clock::now();
+    const int status = router.stop(SIGTERM, 20s);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+    BOOST_TEST_MESSAGE("SIGTERM while the catalog read waits for a lock: exit " << status << " after " << took.count()
+                       << " ms (the lock still held)");
+    BOOST_TEST(lock.held);
+    BOOST_TEST(status == 0);
+}
+
+// RELATION names a table by its OID; a name looked up at decode time may be another table by now.
+BOOST_AUTO_TEST_CASE(rows_of_a_renamed_table_keep_their_own_columns_after_a_new_one_takes_its_name) {
+    const auto db = create_outbox_database("renamed");
+    const std::string topic = "renamed.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    make_slot(db, topic);
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 2, 2));
+    sql.exec("ALTER TABLE outbox RENAME TO outbox_old");
+    sql.exec("CREATE TABLE outbox (id uuid PRIMARY KEY, aggregatetype text NOT NULL, aggregateid text NOT NULL, "
+             "type text NOT NULL, payload jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now())");
+    sql.exec("ALTER PUBLICATION " + db + " ADD TABLE public.outbox");
+    sql.exec(outbox_rows_sql(2, 2, 2));
+    RouterProcess router(work_dir(), router_config(db, "", kSchemas, outbox_section(topic)));
+    const auto records = read_topic(kafka_servers(), topic, 4);
+    BOOST_REQUIRE(records.size() == 4u);
+    for (const auto& record : records) {
+        const bool old_row = seq_in(record) < 2;
+        const auto& value = record.value.value();
+        BOOST_TEST_MESSAGE("seq " << seq_in(record) << ": " << value.substr(0, value.find("\"payload\"")));
+        BOOST_TEST(contains(value, "\"optional\":true") == old_row);
+        BOOST_TEST(contains(value, "\"default\":") == !old_row);
+    }
+    BOOST_TEST(router.stop(SIGTERM) == 0);
 }

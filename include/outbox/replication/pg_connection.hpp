@@ -25,7 +25,8 @@ struct PgMemoryDeleter {
 using PgMemory = std::unique_ptr<char, PgMemoryDeleter>;  // what libpq allocated for the caller
 
 // How a failed statement is reported (`sqlstate` may be empty): TransientError when another
-// process holds the slot (55006) or the server is shutting down or cancelled it (class 57),
+// process holds the slot (55006), a lock_timeout ran out (55P03) or the server is shutting down
+// or cancelled it (class 57),
 // DefiniteError otherwise.
 [[noreturn]] void throw_statement_error(std::string_view what, std::string_view sqlstate, const std::string& message);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,9 +20,10 @@ struct CatalogColumn {
     std::optional<std::string> default_expression;
 };
 
-// Reads a table's columns from the catalog; set by the pipeline where JsonConverter writes
-// schemas, and called on every RELATION (as Debezium re-reads its metadata).
-using ColumnCatalog = std::function<std::vector<CatalogColumn>(const config::TableName&)>;
+// Reads a table's columns from the catalog by the RELATION's relid (the name is for messages);
+// set by the pipeline where JsonConverter writes schemas, and called on every RELATION (as
+// Debezium re-reads its metadata).
+using ColumnCatalog = std::function<std::vector<CatalogColumn>(std::uint32_t relid, const config::TableName&)>;
 
 // A default expression as Debezium's PostgresDefaultValueConverter gives it to the schema, as
 // JSON: a literal ('abc'::text, 42, true) as the column's value; a function call (now(),
