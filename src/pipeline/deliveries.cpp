@@ -133,7 +133,16 @@ std::optional<router::InvalidRowError> Deliveries::partition_out_of_range(const 
                                                                            OutboxSources::Id source,
                                                                            const router::TransactionContext& context) const {
     if (record.partition < 0) return std::nullopt;
-    const auto partitions = producer_->partition_count(record.topic, record.partition, 5000);
+    // Unknown (a broker away): produced unchecked, and librdkafka refuses a partition that does
+    // not exist at delivery. The look-up blocks the loop, so it is short and not repeated soon.
+    constexpr auto kLookupTimeout = std::chrono::milliseconds(1000);
+    constexpr auto kRetryUnknownAfter = std::chrono::seconds(5);
+    const auto now = std::chrono::steady_clock::now();
+    const auto unknown = partitions_unknown_since_.find(std::string(record.topic));
+    if (unknown != partitions_unknown_since_.end() && now - unknown->second < kRetryUnknownAfter) return std::nullopt;
+    const auto partitions = producer_->partition_count(record.topic, record.partition, static_cast<int>(kLookupTimeout.count()));
+    if (!partitions) partitions_unknown_since_[std::string(record.topic)] = now;
+    else if (unknown != partitions_unknown_since_.end()) partitions_unknown_since_.erase(unknown);
     if (!partitions || record.partition < *partitions) return std::nullopt;
     const bool message = sources_[source].kind == OutboxSources::Kind::message_prefix;
     return router::InvalidRowError(

@@ -52,6 +52,17 @@ void SourceSetup::identify(SourceState& state) {
     state.previous_timeline_end.reset();
     if (state.previous_system_id == state.identity.system_id && state.previous_timeline != 0 &&
         state.previous_timeline != state.identity.timeline) {
+        // A server behind the timeline the router streamed from has no history of that timeline
+        // (timeline 1 has no history file at all), so it cannot say whether what the router
+        // handled is part of its WAL: an older copy of the cluster, not its successor.
+        if (state.identity.timeline < state.previous_timeline)
+            throw DefiniteError(
+                "postgres: the server is on timeline " + std::to_string(state.identity.timeline) +
+                ", but this router streamed from timeline " + std::to_string(state.previous_timeline) +
+                " of the same cluster before: it is an older copy (a restore, or a standby that did not follow the "
+                "promotion), whose WAL history cannot tell whether the events this router handled are part of it. "
+                "Events past the slot's position on this server may be in Kafka although this server lost them; "
+                "check them, then start the router again, which resumes from the slot");
         // A promoted standby: what the router read past the switch point came from another history.
         const auto history = conn_.exec("TIMELINE_HISTORY " + std::to_string(state.identity.timeline),
                                         "reading the history of timeline " + std::to_string(state.identity.timeline));

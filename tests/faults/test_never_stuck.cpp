@@ -248,3 +248,73 @@ BOOST_AUTO_TEST_CASE(rows_of_a_renamed_table_keep_their_own_columns_after_a_new_
     }
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+// With the brokers away, a row placed on a partition is checked against the topic's partition
+// count, which the cluster does not give: the loop must not wait for it row after row.
+BOOST_AUTO_TEST_CASE(placed_rows_do_not_hold_up_the_loop_while_the_broker_is_away) {
+    const auto db = create_outbox_database("placed");
+    const std::string topic = "placed.events";
+    create_topic(kafka_servers(), topic, 2, 1);
+    Sql sql(postgres().conninfo(db));
+    sql.exec("ALTER TABLE outbox ADD COLUMN shard int");
+    MeteredRouter router(router_config(db, "", "shutdown.timeout.ms: 1000\n",
+                                       outbox_section(topic) + "  table.fields.additional.placement: \"shard:partition\"\n"));
+    BOOST_REQUIRE(router.process.wait_streaming());
+    real_kafka().node(1).pause();
+    for (int seq = 0; seq < 30; ++seq)
+        sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, shard) VALUES (md5('" +
+                 std::to_string(seq) + "')::uuid, 'Order', 'key-" + std::to_string(seq) + "', 'Created', '{\"seq\": " +
+                 std::to_string(seq) + "}', " + std::to_string(seq % 2) + ")");
+    int unhealthy = 0;
+    for (int i = 0; i < 30; ++i) {
+        if (http_get(router.port, "/healthz").status != 200) ++unhealthy;
+        std::this_thread::sleep_for(500ms);
+    }
+    real_kafka().node(1).resume();
+    BOOST_TEST_MESSAGE("30 placed rows with the broker away: /healthz failed " << unhealthy << " of 30 times in 15 s");
+    BOOST_TEST(unhealthy == 0);
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 30), 30);
+    BOOST_TEST(tally.missing == 0u);
+    BOOST_TEST(tally.duplicates == 0u);
+    BOOST_TEST(router.process.stop(SIGTERM) == 0);
+}
+
+// A server behind the timeline the router streamed from (a restored older copy) cannot say
+// whether what the router handled is in its history: the router stops, and says why.
+BOOST_AUTO_TEST_CASE(a_server_on_a_lower_timeline_stops_the_router_with_the_reason) {
+    PgServer server;  // of its own: it is promoted, then replaced by its older copy
+    const std::string db = server.create_database("timeline");
+    Sql(server.conninfo(db)).exec(read_file(std::string(OUTBOX_SOURCE_DIR) + "/sql/outbox.sql"));
+    // Through a proxy, stalled while the server is a standby: a standby refuses logical decoding
+    // with an error that would stop the router before the case is reached.
+    TcpProxy proxy(server.port());
+    std::string config = router_config(db, "  receive.timeout.ms: 2000\n  reconnect.backoff.max.ms: 500\n", "",
+                                       outbox_section(db + ".events"));
+    const auto shared = postgres().conninfo(db);
+    config.replace(config.find(shared), shared.size(), server.conninfo(db));
+    const std::string direct_port = "port=" + std::to_string(server.port());
+    config.replace(config.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(router.wait_streaming());
+
+    const std::string copy = server.data_dir() + ".timeline1";
+    proxy.stall();
+    server.stop();
+    BOOST_REQUIRE(std::system(("rm -rf " + shell_quote(copy) + " && cp -a " + shell_quote(server.data_dir()) + " " +
+                               shell_quote(copy)).c_str()) == 0);
+    write_file(server.data_dir() + "/standby.signal", "");
+    server.start();
+    Sql(server.conninfo(db)).exec("SELECT pg_promote()");
+    BOOST_REQUIRE(wait_until([&] { return Sql(server.conninfo(db)).scalar("SELECT pg_is_in_recovery()") == "f"; }, 30s));
+    proxy.resume();
+    BOOST_REQUIRE(router.wait_streaming(2));
+
+    server.stop();
+    BOOST_REQUIRE(std::system(("rm -rf " + shell_quote(server.data_dir()) + " && mv " + shell_quote(copy) + " " +
+                               shell_quote(server.data_dir())).c_str()) == 0);
+    server.start();
+    BOOST_REQUIRE(router.wait(60s) == 1);
+    const auto cause = last_line(router.output());
+    BOOST_TEST_MESSAGE("reconnected to timeline 1 after timeline 2: " << cause);
+    BOOST_TEST(contains(cause, "the server is on timeline 1, but this router streamed from timeline 2"));
+}

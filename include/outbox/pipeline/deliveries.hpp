@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,6 +87,9 @@ private:
     // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
     // (a produce request's batch), hence the last one first.
     std::unordered_map<const char*, observability::Counter*> published_by_topic_;
+    // Topics whose partition count the cluster did not give, and when: not asked again for a
+    // while, so that a broker away does not hold up every placed record (partition_out_of_range).
+    mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> partitions_unknown_since_;
     const char* last_published_topic_ = nullptr;
     observability::Counter* last_published_ = nullptr;
 
