@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "outbox/pipeline/producer_failed.hpp"
+#include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -45,10 +46,20 @@ void KafkaTransactions::fail(const kafka::TransactionError& error) const {
 }
 
 Lsn KafkaTransactions::start(kafka::Producer& producer, const kafka::SourceIdentity& source) {
-    try {
-        producer.init_transactions(30000);
-    } catch (const kafka::TransactionError& e) {
-        fail(e);
+    // In slices, so that a stop request is seen within a second: a timed-out call is retriable,
+    // and the next one carries on with the same initialisation.
+    constexpr auto kLimit = std::chrono::seconds(30);
+    constexpr int kSliceMs = 500;
+    const auto deadline = Clock::now() + kLimit;
+    for (;;) {
+        try {
+            producer.init_transactions(kSliceMs);
+            break;
+        } catch (const kafka::TransactionError& e) {
+            if (e.kind != kafka::TransactionError::Kind::retriable || Clock::now() >= deadline) fail(e);
+            if (ShutdownSignal::requested())
+                throw TransientError("kafka: stopped while initialising Kafka transactions (init_transactions)");
+        }
     }
     offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, source);
     offsets_->ensure_topic();

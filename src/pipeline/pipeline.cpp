@@ -414,6 +414,7 @@ bool Pipeline::deliver_in_flight() {
 }
 
 void Pipeline::drain_and_stop() {
+    if (!stop_deadline_) stop_deadline_ = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
     bool delivered = deliver_in_flight();
     if (exactly_once_ && producer_ && kafka_txns_.open()) {
         try {
@@ -465,7 +466,13 @@ void Pipeline::commit_kafka_transaction() {
     if (stream_) stream_->check_connected();
     deliveries_.produce_offsets_record(kafka_txns_.offsets_record());
     kafka_txns_.commit(*producer_, [this] {
-        // Kafka is slow or away: keep PostgreSQL informed while the commit is retried.
+        // Kafka is slow or away: keep PostgreSQL informed while the commit is retried. Once a
+        // stop is asked for, the commit has shutdown.timeout.ms from then, as the deliveries do.
+        if (ShutdownSignal::requested()) {
+            if (!stop_deadline_) stop_deadline_ = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
+            if (Clock::now() >= *stop_deadline_)
+                throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");
+        }
         metrics_.health.mark_progress();
         if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
         if (stream_) stream_->flush_output();

@@ -318,3 +318,53 @@ BOOST_AUTO_TEST_CASE(a_server_on_a_lower_timeline_stops_the_router_with_the_reas
     BOOST_TEST_MESSAGE("reconnected to timeline 1 after timeline 2: " << cause);
     BOOST_TEST(contains(cause, "the server is on timeline 1, but this router streamed from timeline 2"));
 }
+
+// Exactly-once set-up waits for Kafka's transaction coordinator; a stop must not wait with it.
+BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_exactly_once_set_up_waits_for_the_broker) {
+    const auto db = create_outbox_database("eosstop");
+    const std::string topic = "eosstop.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    create_topic(kafka_servers(), topic + ".offsets", 1, 1, {{"cleanup.policy", "compact"}});
+    real_kafka().node(1).pause();
+    RouterProcess router(work_dir(), router_config(db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + topic +
+                                                               ".offsets\nshutdown.timeout.ms: 1000\n",
+                                                   outbox_section(topic)));
+    const bool setting_up =
+        wait_until([&] { return contains(router.output(), "exactly-once: transactional.id"); }, 30s);
+    std::this_thread::sleep_for(2s);
+    const auto signalled = std::chrono::steady_clock::now();
+    const int status = router.stop(SIGTERM, 20s);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+    real_kafka().node(1).resume();
+    BOOST_TEST_MESSAGE("SIGTERM while init_transactions waits for a paused broker: exit " << status << " after "
+                       << took.count() << " ms");
+    BOOST_TEST(setting_up);
+    BOOST_TEST(status == 0);
+}
+
+// A Kafka transaction's commit is retried while Kafka is away; after a stop request it has
+// shutdown.timeout.ms, as the deliveries do, and no more.
+BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_a_kafka_commit_waits_for_the_broker) {
+    const auto db = create_outbox_database("eoscommit");
+    const std::string topic = "eoscommit.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    create_topic(kafka_servers(), topic + ".offsets", 1, 1, {{"cleanup.policy", "compact"}});
+    RouterProcess router(work_dir(), router_config(db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + topic +
+                                                               ".offsets\ntransaction.max.events: 1\n"
+                                                               "shutdown.timeout.ms: 1000\n",
+                                                   outbox_section(topic)));
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 1, 1));
+    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
+    real_kafka().node(1).pause();
+    sql.exec(outbox_rows_sql(1, 1, 1));
+    std::this_thread::sleep_for(3s);
+    const auto signalled = std::chrono::steady_clock::now();
+    const int status = router.stop(SIGTERM, 20s);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+    real_kafka().node(1).resume();
+    BOOST_TEST_MESSAGE("SIGTERM while a Kafka commit waits for a paused broker (shutdown.timeout.ms 1000): exit "
+                       << status << " after " << took.count() << " ms");
+    BOOST_TEST(status == 0);
+}

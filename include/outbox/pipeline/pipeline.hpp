@@ -78,6 +78,7 @@ private:
     std::chrono::milliseconds status_interval_;
     replication::SilencePolicy silence_;
     std::optional<Clock::time_point> connecting_until_;
+    std::optional<Clock::time_point> stop_deadline_;  // a Kafka commit retried after a stop request
     ack::AckTracker tracker_;
     router::OutboxRouter router_;
     std::unique_ptr<kafka::Producer> producer_;
