@@ -135,6 +135,31 @@ BOOST_AUTO_TEST_CASE(a_table_rewrite_longer_than_the_receive_timeout_is_waited_o
     BOOST_TEST(router.process.stop(SIGTERM) == 0);
 }
 
+// A walsender decoding changes it does not publish sends a keepalive only every half
+// wal_sender_timeout: a limit below that took a bulk write to another table for a dead server.
+BOOST_AUTO_TEST_CASE(a_bulk_write_to_an_unpublished_table_is_not_taken_for_a_dead_server) {
+    const WalSenderTimeout sender_timeout("4s");
+    const auto db = create_outbox_database("bulk");
+    const std::string topic = "bulk.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    MeteredRouter router(router_config(db, "  receive.timeout.ms: 1000\n  reconnect.backoff.max.ms: 1000\n", "",
+                                       outbox_section(topic)));
+    BOOST_REQUIRE(router.process.wait_streaming());
+    Sql sql(postgres().conninfo(db));
+    sql.exec(outbox_rows_sql(0, 1, 1));
+    BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
+
+    sql.exec("INSERT INTO orders SELECT g, 'c', 1 FROM generate_series(1, 2000000) g");
+    sql.exec(outbox_rows_sql(1, 1, 1));
+    const auto records = read_topic(kafka_servers(), topic, 2, 120s);
+    const int timeouts = occurrences(router.process.output(), "nothing received from the server");
+    BOOST_TEST_MESSAGE("2,000,000 rows into an unpublished table, receive.timeout.ms 1000, wal_sender_timeout 4 s: "
+                       << timeouts << " silence timeouts; the next row " << (records.size() >= 2 ? "arrived" : "did not arrive"));
+    BOOST_TEST(timeouts == 0);
+    BOOST_TEST(tally_deliveries(records, 2).missing == 0u);
+    BOOST_TEST(router.process.stop(SIGTERM) == 0);
+}
+
 // A network that stops carrying anything without closing the connection (a stalled proxy: its
 // kernel still acknowledges, so TCP alone cannot tell) is still taken for lost.
 BOOST_AUTO_TEST_CASE(a_connection_that_goes_silent_is_replaced) {
