@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages the build, the tests and the demo need, if any is missing.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libpq-dev librdkafka-dev nlohmann-json3-dev libyaml-cpp-dev
+packages=(build-essential cmake pkg-config libpq-dev libssl-dev librdkafka-dev nlohmann-json3-dev libyaml-cpp-dev
           libboost-test-dev libpcre2-dev libmicrohttpd-dev postgresql postgresql-client kcat bc python3
           docker-compose openssl default-jdk-headless maven clang-14 libclang-rt-14-dev)
 

@@ -1,6 +1,8 @@
 #include "outbox/replication/replication_stream.hpp"
 
+#include <openssl/ssl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 
 #include <cerrno>
 #include <chrono>
@@ -27,6 +29,12 @@ std::int64_t postgres_now_us() {
     if (sqlstate.starts_with("57")) throw TransientError("postgres: replication stream ended: " + message);
     throw DefiniteError("postgres: replication stream ended with an error: " + message +
                         " (the slot was not confirmed past it; see the runbook in docs/operations.md)");
+}
+
+// Bytes received on the socket and not yet read (0 if the kernel cannot say).
+std::size_t queued_on_socket(int fd) {
+    int queued = 0;
+    return ioctl(fd, FIONREAD, &queued) == 0 && queued > 0 ? static_cast<std::size_t>(queued) : 0;
 }
 
 }  // namespace
@@ -62,6 +70,11 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
     connection_.exec(command, what);
     if (PQsetnonblocking(connection_.raw(), 1) != 0)
         throw TransientError("postgres: cannot switch the replication connection to non-blocking mode");
+    // Read ahead: without it OpenSSL reads each record with two reads of the socket (its header,
+    // then its body), and the walsender sends every message as a record of its own. What it
+    // buffers is taken by consume_input() and next_frame(), never left to libpq's own waits,
+    // which count only decrypted bytes (libpq_stream_ended()).
+    if (SSL* const connection = tls()) SSL_set_read_ahead(connection, 1);
 }
 
 // libpq has finished every statement it ran, so nothing of the server's is left in its buffer:
@@ -96,11 +109,15 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
 std::optional<std::span<const char>> ReplicationStream::next_frame() {
     if (direct_) return next_direct_frame();
     release_buffer();
-    const int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
+    int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
+    // Records OpenSSL read ahead (a libpq write that found the socket full reads too) are
+    // announced by no socket readiness: take them now.
+    while (length == 0 && !lost_ && tls_holds_input() && consume()) length = PQgetCopyData(connection_.raw(), &buffer_, 1);
     if (length > 0) {
         bytes_since_read_ += static_cast<std::size_t>(length);
         return std::span<const char>(buffer_, static_cast<std::size_t>(length));
     }
+    if (length == 0 && lost_) throw TransientError(*lost_);
     if (length == 0) return std::nullopt;
     libpq_stream_ended();
 }
@@ -144,9 +161,44 @@ void ReplicationStream::receive(bool draining_backlog) {
     if (direct_) {
         direct_->flush();
         direct_->receive();
-    } else if (PQconsumeInput(connection_.raw()) == 0) {
-        throw TransientError("postgres: replication connection lost: " + connection_.last_error());
+    } else {
+        consume_input();
     }
+}
+
+// See ReadPacer::read_again. OpenSSL reads ahead (set in start()), so one read of the socket
+// brings many records and the rest are decrypted from its buffer. GSSAPI encryption keeps what it
+// decrypted inside libpq, where nothing can ask, so there a read ends with the socket's data.
+void ReplicationStream::consume_input() {
+    const int fd = socket();
+    std::size_t queued = queued_on_socket(fd);
+    std::size_t consumed = 0;
+    if (!consume()) throw TransientError(*lost_);
+    for (;;) {
+        const bool tls_pending = tls_holds_input();
+        if (!tls_pending) {
+            const std::size_t left = queued_on_socket(fd);
+            if (left < queued) consumed += queued - left;
+            queued = left;
+        }
+        if (!ReadPacer::read_again(consumed, queued, tls_pending) || !consume()) return;
+    }
+}
+
+// One PQconsumeInput. A failure is remembered rather than thrown: what libpq read before it is
+// handed out first (libpq keeps it), and next_frame() reports the failure after it.
+bool ReplicationStream::consume() {
+    if (PQconsumeInput(connection_.raw()) != 0) return true;
+    if (!lost_) lost_ = "postgres: replication connection lost: " + connection_.last_error();
+    return false;
+}
+
+// Asked of libpq each time: it frees its TLS connection when the connection fails.
+SSL* ReplicationStream::tls() const { return static_cast<SSL*>(PQsslStruct(connection_.raw(), "OpenSSL")); }
+
+bool ReplicationStream::tls_holds_input() const {
+    SSL* const connection = tls();
+    return connection && SSL_has_pending(connection) == 1;
 }
 
 void ReplicationStream::check_connected() const {
@@ -159,13 +211,20 @@ void ReplicationStream::check_connected() const {
 }
 
 void ReplicationStream::libpq_stream_ended() {
-    if (PQstatus(connection_.raw()) != CONNECTION_OK)
-        throw TransientError("postgres: replication connection lost: " + connection_.last_error());
-    PgResult result(PQgetResult(connection_.raw()));
-    if (result && PQresultStatus(result.get()) == PGRES_FATAL_ERROR) {
-        const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-        throw_stream_error(sqlstate ? sqlstate : "", one_line(PQresultErrorMessage(result.get())));
+    // PQgetResult may wait for the rest of the server's answer, and libpq's wait counts only
+    // decrypted bytes as pending: hand it what OpenSSL holds and read no further ahead.
+    while (!lost_ && tls_holds_input() && consume()) {
     }
+    if (SSL* const connection = tls()) SSL_set_read_ahead(connection, 0);
+    // The server's error is in libpq's buffer even when the connection failed right after it
+    // (libpq keeps what it read); without one, a lost connection is what ended the stream.
+    const bool connected = PQstatus(connection_.raw()) == CONNECTION_OK;
+    PgResult result(PQgetResult(connection_.raw()));
+    const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
+    if (result && PQresultStatus(result.get()) == PGRES_FATAL_ERROR && (connected || sqlstate))
+        throw_stream_error(sqlstate ? sqlstate : "", one_line(PQresultErrorMessage(result.get())));
+    if (!connected)
+        throw TransientError(lost_.value_or("postgres: replication connection lost: " + connection_.last_error()));
     throw TransientError("postgres: the server ended the replication stream");
 }
 

@@ -192,3 +192,40 @@ BOOST_AUTO_TEST_CASE(a_server_error_mid_stream_is_definite_and_names_the_cause) 
         }
     }
 }
+
+// A backlog already queued on the socket is taken in reads of many messages, over TLS as over
+// plain TCP: over TLS each PQconsumeInput call brings one record, and the walsender sends every
+// message as a record of its own, so one call per read would hand the read pacer one message.
+BOOST_AUTO_TEST_CASE(a_queued_backlog_is_read_many_messages_at_a_time_over_tls_as_over_plain_tcp) {
+    for (const std::string sslmode : kSslModes) {
+        BOOST_TEST_CONTEXT("sslmode=" << sslmode) {
+            const auto source = outbox_source("batches");
+            auto stream = open_stream(source.db, source.db, sslmode);
+            constexpr int kRows = 2000;
+            source.sql->exec(outbox_rows_sql(0, kRows, 7));
+            BOOST_REQUIRE(wait_until([&] {
+                int queued = 0;
+                return ioctl(stream->socket(), FIONREAD, &queued) == 0 && queued > 64 * 1024;
+            }, 10s));
+            int inserts = 0, frames = 0, reads = 0;
+            pollfd socket{stream->socket(), POLLIN, 0};
+            while (inserts < kRows) {
+                while (const auto frame = stream->next_frame()) {
+                    ++frames;
+                    const auto parsed = replication::parse_server_frame(*frame);
+                    if (const auto* data = std::get_if<replication::XLogData>(&parsed);
+                        data && !data->payload.empty() && data->payload[0] == 'I')
+                        ++inserts;
+                }
+                if (inserts == kRows) break;
+                BOOST_REQUIRE_MESSAGE(poll(&socket, 1, 10000) == 1, "no data from the walsender for 10 s");
+                stream->receive(true);
+                ++reads;
+            }
+            BOOST_TEST_MESSAGE(frames << " frames in " << reads << " reads");
+            BOOST_TEST(inserts == kRows);
+            // A full read is 16 KiB; an insert's frame is a little over 150 bytes here.
+            BOOST_TEST(frames >= 20 * reads, frames << " frames in " << reads << " reads");
+        }
+    }
+}

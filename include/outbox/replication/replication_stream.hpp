@@ -1,5 +1,7 @@
 #pragma once
 
+#include <openssl/types.h>
+
 #include <chrono>
 #include <optional>
 #include <span>
@@ -17,7 +19,8 @@ namespace outbox::replication {
 //
 // On an unencrypted connection the stream is read and written on the socket directly
 // (BackendSocket), without libpq's copy of every message; over TLS or GSSAPI encryption only
-// libpq can, so it does.
+// libpq can, so it does, and one read is as many PQconsumeInput calls as ReadPacer::read_again
+// asks for.
 class ReplicationStream {
 public:
     explicit ReplicationStream(PgConnection connection);
@@ -60,6 +63,10 @@ public:
 
 private:
     [[noreturn]] void libpq_stream_ended();
+    void consume_input();
+    bool consume();
+    SSL* tls() const;
+    bool tls_holds_input() const;
     void start_direct(const std::string& command, const std::string& what);
     std::optional<std::span<const char>> next_direct_frame();
     void release_buffer();
@@ -67,6 +74,7 @@ private:
     PgConnection connection_;
     std::optional<BackendSocket> direct_;  // set when the stream goes around libpq
     char* buffer_ = nullptr;               // libpq's copy of the last frame otherwise
+    std::optional<std::string> lost_;      // libpq's read failed: why, once the frames before it are out
     std::chrono::steady_clock::time_point last_read_{};
     ReadPacer pacer_;
     std::size_t bytes_since_read_ = 0;  // of the frames next_frame() returned
