@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -81,6 +82,8 @@ BrokerCluster::BrokerCluster(BrokerClusterOptions options) : base_dir_(make_temp
         spec.port = free_loopback_port();
         spec.controller_port = free_loopback_port();
         if (options.sasl) spec.sasl_port = free_loopback_port();
+        spec.tls_listeners = options.tls_listeners;
+        for (auto& tls : spec.tls_listeners) tls.port = free_loopback_port();
         spec.dir = base_dir_ + "/node-" + std::to_string(spec.node_id);
         voters += (voters.empty() ? "" : ",") + std::to_string(spec.node_id) + "@127.0.0.1:" +
                   std::to_string(spec.controller_port);
@@ -100,7 +103,9 @@ BrokerCluster::BrokerCluster(BrokerClusterOptions options) : base_dir_(make_temp
             {"share.coordinator.state.topic.min.isr", min_isr},
         };
         for (const auto& [name, value] : options.properties) spec.properties[name] = value;
-        if (options.sasl) spec.sasl_users = {{kSaslUser, kSaslPassword}};
+        const bool sasl_over_tls = std::any_of(options.tls_listeners.begin(), options.tls_listeners.end(),
+                                               [](const TlsListenerSpec& tls) { return tls.sasl; });
+        if (options.sasl || sasl_over_tls) spec.sasl_users = {{kSaslUser, kSaslPassword}};
         spec.runtime_libs = options.runtime_libs;
         nodes_.push_back(std::make_unique<BrokerNode>(std::move(spec)));
     }
@@ -118,6 +123,12 @@ BrokerCluster::~BrokerCluster() {
 
 std::string BrokerCluster::bootstrap_servers() const { return join_addresses(nodes_, false); }
 std::string BrokerCluster::sasl_bootstrap_servers() const { return join_addresses(nodes_, true); }
+
+std::string BrokerCluster::tls_bootstrap_servers(const std::string& name) const {
+    std::string text;
+    for (const auto& node : nodes_) text += (text.empty() ? "" : ",") + node->tls_address(name);
+    return text;
+}
 
 BrokerNode& BrokerCluster::node(int node_id) {
     if (node_id < 1 || node_id > size()) throw std::out_of_range("no Kafka node " + std::to_string(node_id));

@@ -13,6 +13,8 @@ namespace outbox::test {
 struct BrokerClusterOptions {
     int nodes = 1;  // 1, or 3 for replication factor 3 with min.insync.replicas=2
     bool sasl = false;  // adds a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-512) and the user below
+    // TLS listeners on every node (ports are chosen here); a SASL_SSL one knows the user below.
+    std::vector<TlsListenerSpec> tls_listeners;
     std::map<std::string, std::string> properties;  // server.properties of every node
     std::string runtime_libs;  // the broker's jars; empty for kafka_runtime_libs() (Kafka 4.x)
 };
@@ -36,6 +38,8 @@ public:
 
     std::string bootstrap_servers() const;       // PLAINTEXT listeners of all nodes
     std::string sasl_bootstrap_servers() const;  // SASL listeners (sasl clusters only)
+    // The TLS listener `name` of all nodes, as host names their certificates are checked against.
+    std::string tls_bootstrap_servers(const std::string& name) const;
     int size() const { return static_cast<int>(nodes_.size()); }
     BrokerNode& node(int node_id);  // 1-based, as Kafka's node.id
 

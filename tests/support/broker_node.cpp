@@ -1,5 +1,6 @@
 #include "broker_node.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -47,17 +48,39 @@ void BrokerNode::write_properties() const {
                             ",CONTROLLER://127.0.0.1:" + std::to_string(spec_.controller_port);
     std::string advertised = "PLAINTEXT://127.0.0.1:" + std::to_string(spec_.port);
     std::string protocols = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT";
+    std::string plain_users;
+    for (const auto& [name, password] : spec_.sasl_users) plain_users += " user_" + name + "=\"" + password + "\"";
+    auto add_sasl_logins = [&](const std::string& listener) {
+        properties["sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-512";
+        properties["listener.name." + listener + ".scram-sha-512.sasl.jaas.config"] =
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;";
+        properties["listener.name." + listener + ".plain.sasl.jaas.config"] =
+            "org.apache.kafka.common.security.plain.PlainLoginModule required" + plain_users + ";";
+    };
     if (spec_.sasl_port != 0) {
         listeners += ",SASL://127.0.0.1:" + std::to_string(spec_.sasl_port);
         advertised += ",SASL://127.0.0.1:" + std::to_string(spec_.sasl_port);
         protocols += ",SASL:SASL_PLAINTEXT";
-        properties["sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-512";
-        properties["listener.name.sasl.scram-sha-512.sasl.jaas.config"] =
-            "org.apache.kafka.common.security.scram.ScramLoginModule required;";
-        std::string plain_users;
-        for (const auto& [name, password] : spec_.sasl_users) plain_users += " user_" + name + "=\"" + password + "\"";
-        properties["listener.name.sasl.plain.sasl.jaas.config"] =
-            "org.apache.kafka.common.security.plain.PlainLoginModule required" + plain_users + ";";
+        add_sasl_logins("sasl");
+    }
+    for (const auto& tls : spec_.tls_listeners) {
+        const std::string port = std::to_string(tls.port);
+        std::string prefix = "listener.name.";
+        for (const char c : tls.name) prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        listeners += "," + tls.name + "://127.0.0.1:" + port;
+        advertised += "," + tls.name + "://" + spec_.tls_host + ":" + port;
+        protocols += "," + tls.name + (tls.sasl ? ":SASL_SSL" : ":SSL");
+        // Kafka reads a PEM key store as one file holding the key and then the certificate.
+        const std::string keystore = spec_.dir + "/" + tls.name + "-keystore.pem";
+        write_file(keystore, read_file(tls.key) + read_file(tls.certificate));
+        properties[prefix + ".ssl.keystore.type"] = "PEM";
+        properties[prefix + ".ssl.keystore.location"] = keystore;
+        if (tls.client_auth) {
+            properties[prefix + ".ssl.client.auth"] = "required";
+            properties[prefix + ".ssl.truststore.type"] = "PEM";
+            properties[prefix + ".ssl.truststore.location"] = tls.client_ca;
+        }
+        if (tls.sasl) add_sasl_logins(prefix.substr(std::string("listener.name.").size()));
     }
     properties["node.id"] = id;
     properties["controller.quorum.voters"] = spec_.quorum_voters;
@@ -91,6 +114,12 @@ void BrokerNode::start() {
                     "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties", "-Dkafka.logs.dir=" + spec_.dir,
                     "-cp", spec_.runtime_libs + "/*", "kafka.Kafka", spec_.dir + "/server.properties"},
                    spec_.dir + "/jvm.out");
+}
+
+std::string BrokerNode::tls_address(const std::string& name) const {
+    for (const auto& tls : spec_.tls_listeners)
+        if (tls.name == name) return spec_.tls_host + ":" + std::to_string(tls.port);
+    throw std::out_of_range("Kafka node " + std::to_string(spec_.node_id) + " has no TLS listener " + name);
 }
 
 std::string BrokerNode::log_tail(int lines) const {

@@ -3,10 +3,24 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "java_process.hpp"
 
 namespace outbox::test {
+
+// A TLS listener of a broker: SSL, or SASL_SSL with PLAIN and SCRAM-SHA-512 for the node's
+// sasl_users. Each listener has a certificate of its own, so one broker can present a good, an
+// expired and a wrongly named certificate side by side.
+struct TlsListenerSpec {
+    std::string name;          // Kafka's listener name, upper case letters (e.g. "MTLS")
+    bool sasl = false;         // SASL_SSL instead of SSL
+    bool client_auth = false;  // ssl.client.auth=required: clients must present a certificate
+    std::string certificate;   // PEM file: the broker's certificate
+    std::string key;           // PEM file: its private key, unencrypted PKCS#8
+    std::string client_ca;     // PEM file: the CA client certificates must chain to (client_auth)
+    int port = 0;              // chosen by BrokerCluster
+};
 
 // Where one Apache Kafka node listens and keeps its data.
 struct BrokerNodeSpec {
@@ -19,6 +33,8 @@ struct BrokerNodeSpec {
     std::string cluster_id;
     std::map<std::string, std::string> properties;  // added to or replacing the defaults
     std::map<std::string, std::string> sasl_users;  // name → password, for PLAIN and SCRAM-SHA-512
+    std::vector<TlsListenerSpec> tls_listeners;     // advertised as tls_host:port
+    std::string tls_host = "localhost";             // the name the TLS listeners' certificates carry
     std::string runtime_libs;  // the broker's jars; empty for kafka_runtime_libs()
 };
 
@@ -43,6 +59,8 @@ public:
     int port() const { return spec_.port; }
     std::string address() const { return "127.0.0.1:" + std::to_string(spec_.port); }
     std::string sasl_address() const { return "127.0.0.1:" + std::to_string(spec_.sasl_port); }
+    // host:port of the TLS listener `name`, under the host name its certificate is checked against.
+    std::string tls_address(const std::string& name) const;
     // The last `lines` lines of the broker's log and of the JVM's own output.
     std::string log_tail(int lines = 40) const;
 
