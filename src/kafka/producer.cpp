@@ -23,21 +23,11 @@ bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
                        [&](const config::KafkaProperty& p) { return p.name == name; });
 }
 
-bool uses_scram(const config::KafkaSettings& settings) {
-    return std::any_of(settings.properties.begin(), settings.properties.end(), [](const config::KafkaProperty& p) {
-        return (p.name == "sasl.mechanisms" || p.name == "sasl.mechanism") && p.value.starts_with("SCRAM");
-    });
-}
-
-// librdkafka before 2.6.1 repeats the client nonce in SCRAM's final message; Kafka 4.0 and later
-// check the nonce strictly, as RFC 5802 asks, and refuse every such login (librdkafka#4895).
-constexpr int kFirstVersionWithKafka4Scram = 0x020601ff;
-
 }  // namespace
 
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
                    DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides)
-    : on_delivery_(std::move(on_delivery)), sasl_scram_(uses_scram(settings)) {
+    : on_delivery_(std::move(on_delivery)), connection_failures_(settings, bootstrap_servers) {
     // Idempotence gives acks=all and keeps per-partition order across retries; without it a
     // retried batch can land after a later one and break per-key order.
     std::vector<std::pair<std::string, std::string>> defaults;
@@ -60,6 +50,8 @@ Producer::Producer(const config::KafkaSettings& settings, const std::string& boo
     rd_kafka_conf_set_dr_msg_cb(conf.get(), &Producer::on_delivery_report);
     rd_kafka_conf_set_error_cb(conf.get(), &Producer::on_error);
     rd_kafka_conf_set_log_cb(conf.get(), &Producer::on_log);
+    if (connection_failures_.verifies_certificates())
+        rd_kafka_conf_set_ssl_cert_verify_cb(conf.get(), &Producer::on_certificate);
 
     char error[512];
     handle_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), error, sizeof error));
@@ -287,15 +279,15 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
 
 void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque) {
     // Transient broker errors are retried by librdkafka itself; fatal ones surface through
-    // fatal_error() and failed delivery reports. Refused credentials stay refused.
+    // fatal_error() and failed delivery reports. Refused credentials and certificates stay refused.
     log::warn(std::string("kafka: ") + rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)) + ": " + reason);
-    auto* self = static_cast<Producer*>(opaque);
-    if (error != RD_KAFKA_RESP_ERR__AUTHENTICATION || !self->authentication_failure_.empty()) return;
-    self->authentication_failure_ = std::string("kafka: authentication failed: ") + reason;
-    if (self->sasl_scram_ && rd_kafka_version() < kFirstVersionWithKafka4Scram)
-        self->authentication_failure_ += std::string(" (if the credentials are right: librdkafka ") + rd_kafka_version_str() +
-                                         " cannot log in with SCRAM to Kafka 4.0 or later, fixed in librdkafka 2.6.1; "
-                                         "use a librdkafka of 2.6.1 or later, or SASL/PLAIN over TLS)";
+    static_cast<Producer*>(opaque)->connection_failures_.error_reported(static_cast<rd_kafka_resp_err_t>(error), reason);
+}
+
+int Producer::on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
+                             char* errstr, size_t errstr_size, void* opaque) {
+    return static_cast<Producer*>(opaque)->connection_failures_.certificate_checked(broker, *x509_error, errstr,
+                                                                                   errstr_size) ? 1 : 0;
 }
 
 void Producer::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {

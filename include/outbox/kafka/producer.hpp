@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/connection_failures.hpp"
 #include "outbox/kafka/handles.hpp"
 #include "outbox/util/file_descriptor.hpp"
 #include "outbox/kafka/record.hpp"
@@ -81,9 +82,10 @@ public:
     // Whether the fatal error means another instance with our transactional.id fenced us.
     bool fenced() const;
 
-    // Empty until a broker refused our credentials (seen while serving); then the cause, which
+    // Empty until the brokers refused this client (seen while serving): our credentials, our
+    // client certificate, or their certificate failed verification; then the cause, which
     // retrying cannot change.
-    const std::string& authentication_failure() const { return authentication_failure_; }
+    const std::string& authentication_failure() const { return connection_failures_.definite(); }
 
     // How many partitions `topic` has, from cluster metadata (cached; asked again when
     // `at_least` is not below the cached count, as partitions may have been added). Nothing when
@@ -116,6 +118,8 @@ private:
     static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
     static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque);
     static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);
+    static int on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
+                              char* errstr, size_t errstr_size, void* opaque);
 
     struct TransparentHash {
         using is_transparent = void;
@@ -142,8 +146,7 @@ private:
         rd_kafka_topic_t* handle = nullptr;
     };
     std::unordered_map<const char*, KnownTopic> topics_by_address_;
-    bool sasl_scram_ = false;
-    std::string authentication_failure_;
+    ConnectionFailures connection_failures_;
     bool serving_ = false;
     std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
     FileDescriptor wakeup_read_;

@@ -1,0 +1,213 @@
+#include "outbox/kafka/tls_probe.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "outbox/util/file_descriptor.hpp"
+
+namespace outbox::kafka {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+    void operator()(T* p) const { Free(p); }
+};
+using SslCtxPtr = std::unique_ptr<SSL_CTX, Deleter<SSL_CTX, SSL_CTX_free>>;
+using SslPtr = std::unique_ptr<SSL, Deleter<SSL, SSL_free>>;
+using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
+using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
+using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
+using Pkcs12Ptr = std::unique_ptr<PKCS12, Deleter<PKCS12, PKCS12_free>>;
+using AddrinfoPtr = std::unique_ptr<addrinfo, Deleter<addrinfo, freeaddrinfo>>;
+
+std::optional<std::string> setting(const config::KafkaSettings& settings, std::string_view name) {
+    std::optional<std::string> value;
+    for (const auto& property : settings.properties)
+        if (property.name == name) value = property.value;
+    return value;
+}
+
+int key_password(char* buffer, int size, int, void* password) {
+    const auto* text = static_cast<const std::string*>(password);
+    const int length = std::min(size, static_cast<int>(text->size()));
+    std::copy_n(text->data(), length, buffer);
+    return length;
+}
+
+// The client certificate and key librdkafka was given, in any of its three forms (files, PEM
+// text, a PKCS#12 key store); false when one is given but cannot be loaded.
+bool use_client_certificate(SSL_CTX* ctx, const config::KafkaSettings& settings) {
+    std::string password = setting(settings, "ssl.key.password").value_or("");
+    void* password_arg = &password;
+    if (const auto store = setting(settings, "ssl.keystore.location")) {
+        std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(store->c_str(), "rb"), &std::fclose);
+        if (!file) return false;
+        const Pkcs12Ptr pkcs12(d2i_PKCS12_fp(file.get(), nullptr));
+        EVP_PKEY* key = nullptr;
+        X509* certificate = nullptr;
+        const std::string store_password = setting(settings, "ssl.keystore.password").value_or("");
+        if (!pkcs12 || PKCS12_parse(pkcs12.get(), store_password.c_str(), &key, &certificate, nullptr) != 1) return false;
+        const KeyPtr owned_key(key);
+        const X509Ptr owned_certificate(certificate);
+        return SSL_CTX_use_certificate(ctx, certificate) == 1 && SSL_CTX_use_PrivateKey(ctx, key) == 1;
+    }
+    if (const auto file = setting(settings, "ssl.certificate.location")) {
+        if (SSL_CTX_use_certificate_chain_file(ctx, file->c_str()) != 1) return false;
+    } else if (const auto pem = setting(settings, "ssl.certificate.pem")) {
+        const BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
+        const X509Ptr certificate(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+        if (!certificate || SSL_CTX_use_certificate(ctx, certificate.get()) != 1) return false;
+    }
+    if (const auto file = setting(settings, "ssl.key.location")) {
+        SSL_CTX_set_default_passwd_cb(ctx, &key_password);
+        SSL_CTX_set_default_passwd_cb_userdata(ctx, password_arg);
+        return SSL_CTX_use_PrivateKey_file(ctx, file->c_str(), SSL_FILETYPE_PEM) == 1;
+    }
+    if (const auto pem = setting(settings, "ssl.key.pem")) {
+        const BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
+        const KeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, &key_password, password_arg));
+        return key && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1;
+    }
+    return true;
+}
+
+struct HostPort {
+    std::string host;
+    std::string port;
+};
+
+std::optional<HostPort> split_host_port(std::string text) {
+    if (const auto scheme = text.find("://"); scheme != std::string::npos) text.erase(0, scheme + 3);
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
+    HostPort result{text.substr(0, colon), text.substr(colon + 1)};
+    if (result.host.size() >= 2 && result.host.front() == '[' && result.host.back() == ']')
+        result.host = result.host.substr(1, result.host.size() - 2);
+    return result;
+}
+
+int remaining_ms(Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    return static_cast<int>(std::max<long long>(0, left));
+}
+
+bool wait_for(int fd, short events, Clock::time_point deadline) {
+    pollfd entry{fd, events, 0};
+    int ready;
+    do ready = ::poll(&entry, 1, remaining_ms(deadline));
+    while (ready < 0 && errno == EINTR);
+    return ready > 0;
+}
+
+FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* raw = nullptr;
+    if (getaddrinfo(address.host.c_str(), address.port.c_str(), &hints, &raw) != 0) return FileDescriptor();
+    const AddrinfoPtr addresses(raw);
+    for (const addrinfo* candidate = raw; candidate && remaining_ms(deadline) > 0; candidate = candidate->ai_next) {
+        FileDescriptor socket(::socket(candidate->ai_family, candidate->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                                       candidate->ai_protocol));
+        if (socket.get() < 0) continue;
+        if (::connect(socket.get(), candidate->ai_addr, candidate->ai_addrlen) == 0) return socket;
+        if (errno != EINPROGRESS || !wait_for(socket.get(), POLLOUT, deadline)) continue;
+        int error = 0;
+        socklen_t length = sizeof error;
+        if (getsockopt(socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0) return socket;
+    }
+    return FileDescriptor();
+}
+
+// Runs one non-blocking OpenSSL call until it succeeds (> 0), fails, or the deadline passes.
+template <typename Call>
+int until_done(SSL* ssl, int fd, Clock::time_point deadline, Call call) {
+    for (;;) {
+        const int result = call();
+        if (result > 0) return result;
+        const int reason = SSL_get_error(ssl, result);
+        short events = 0;
+        if (reason == SSL_ERROR_WANT_READ) events = POLLIN;
+        else if (reason == SSL_ERROR_WANT_WRITE) events = POLLOUT;
+        else return -1;
+        if (!wait_for(fd, events, deadline)) return 0;
+    }
+}
+
+// ApiVersions v0: every broker answers it before any SASL exchange.
+std::string api_versions_request() {
+    const std::string client_id = "outbox-router-tls-probe";
+    std::string body;
+    auto put16 = [&](int value) { body += static_cast<char>((value >> 8) & 0xff); body += static_cast<char>(value & 0xff); };
+    put16(18);  // ApiVersions
+    put16(0);   // version
+    body.append("\0\0\0\1", 4);  // correlation id
+    put16(static_cast<int>(client_id.size()));
+    body += client_id;
+    const auto size = static_cast<std::uint32_t>(body.size());
+    std::string request{static_cast<char>(size >> 24), static_cast<char>(size >> 16), static_cast<char>(size >> 8),
+                        static_cast<char>(size)};
+    return request + body;
+}
+
+TlsProbeAnswer from_error_queue() {
+    TlsProbeAnswer answer;
+    const unsigned long error = ERR_peek_last_error();
+    const int reason = ERR_GET_REASON(error);
+    // OpenSSL reports a TLS alert from the peer as SSL_AD_REASON_OFFSET plus the alert's number.
+    if (ERR_GET_LIB(error) == ERR_LIB_SSL && reason >= SSL_AD_REASON_OFFSET && reason < SSL_AD_REASON_OFFSET + 256) {
+        answer.outcome = TlsProbeAnswer::Outcome::refused;
+        answer.alert = reason - SSL_AD_REASON_OFFSET;
+        answer.description = SSL_alert_desc_string_long(answer.alert);
+    }
+    return answer;
+}
+
+}  // namespace
+
+TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const std::string& host_port,
+                                  std::chrono::milliseconds budget) {
+    const auto deadline = Clock::now() + budget;
+    const auto address = split_host_port(host_port);
+    if (!address) return {};
+    ERR_clear_error();
+    const SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+    if (!ctx || !use_client_certificate(ctx.get(), settings)) return {};
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
+    const FileDescriptor socket = connect_to(*address, deadline);
+    if (socket.get() < 0) return {};
+    const SslPtr ssl(SSL_new(ctx.get()));
+    if (!ssl || SSL_set_fd(ssl.get(), socket.get()) != 1) return {};
+    unsigned char numeric[sizeof(in6_addr)];
+    if (inet_pton(AF_INET, address->host.c_str(), numeric) != 1 && inet_pton(AF_INET6, address->host.c_str(), numeric) != 1)
+        SSL_set_tlsext_host_name(ssl.get(), address->host.c_str());  // SNI names hosts, never addresses
+    ERR_clear_error();
+    const int handshake = until_done(ssl.get(), socket.get(), deadline, [&] { return SSL_connect(ssl.get()); });
+    if (handshake < 0) return from_error_queue();
+    if (handshake == 0) return {};
+    const std::string request = api_versions_request();
+    if (until_done(ssl.get(), socket.get(), deadline,
+                   [&] { return SSL_write(ssl.get(), request.data(), static_cast<int>(request.size())); }) <= 0)
+        return from_error_queue();
+    char head[4];
+    const int read = until_done(ssl.get(), socket.get(), deadline, [&] { return SSL_read(ssl.get(), head, sizeof head); });
+    if (read > 0) return {TlsProbeAnswer::Outcome::accepted, 0, {}};
+    if (read < 0) return from_error_queue();
+    return {};
+}
+
+}  // namespace outbox::kafka

@@ -1,0 +1,83 @@
+#define BOOST_TEST_MODULE connection_failures
+#include <boost/test/unit_test.hpp>
+
+#include <openssl/x509_vfy.h>
+
+#include "outbox/kafka/connection_failures.hpp"
+
+// Which broker-connection failures stop the router, decided from librdkafka's codes and OpenSSL's
+// verification codes. (A refused client certificate is asked of a real broker in
+// broker/test_kafka_tls.cpp.)
+
+using outbox::kafka::ConnectionFailures;
+
+namespace {
+
+outbox::config::KafkaSettings settings(std::vector<std::pair<std::string, std::string>> properties) {
+    outbox::config::KafkaSettings kafka;
+    for (auto& [name, value] : properties) kafka.properties.push_back({name, value, {"router.yaml", 1}});
+    return kafka;
+}
+
+// Nothing listens on port 1 of the loopback: a probe gets no answer at once.
+const auto kTls = settings({{"bootstrap.servers", "127.0.0.1:1"}, {"security.protocol", "SSL"}});
+
+bool check(ConnectionFailures& failures, int x509_error) {
+    char errstr[256] = "";
+    return failures.certificate_checked("ssl://broker-1:9093/1", x509_error, errstr, sizeof errstr);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(refused_credentials_are_definite_with_or_without_tls) {
+    ConnectionFailures failures(settings({{"security.protocol", "SASL_PLAINTEXT"}}), "127.0.0.1:1");
+    failures.error_reported(RD_KAFKA_RESP_ERR__AUTHENTICATION, "SASL authentication error: Invalid username or password");
+    BOOST_TEST(failures.definite() == "kafka: authentication failed: SASL authentication error: Invalid username or password");
+}
+
+BOOST_AUTO_TEST_CASE(the_verdict_of_openssl_is_kept) {
+    ConnectionFailures failures(kTls, "");
+    BOOST_TEST(failures.verifies_certificates());
+    BOOST_TEST(check(failures, X509_V_OK));
+    BOOST_TEST(!check(failures, X509_V_ERR_CERT_HAS_EXPIRED));
+    BOOST_TEST(failures.definite().empty());  // until librdkafka reports the handshake failed
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_certificate_is_definite_once_the_handshake_fails_and_names_why) {
+    const std::pair<int, const char*> cases[] = {
+        {X509_V_ERR_CERT_HAS_EXPIRED, "it has expired"},
+        {X509_V_ERR_HOSTNAME_MISMATCH, "it is for another host name"},
+        {X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, "signed by an unknown CA"},
+        {X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, "signed by an unknown CA"},
+        {X509_V_ERR_CERT_NOT_YET_VALID, "it is not valid yet"},
+    };
+    for (const auto& [code, words] : cases) {
+        ConnectionFailures failures(kTls, "");
+        check(failures, code);
+        failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+        BOOST_TEST(failures.definite().starts_with("kafka: TLS: the certificate of broker ssl://broker-1:9093/1"));
+        BOOST_TEST(failures.definite().find(words) != std::string::npos, failures.definite());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(lost_connections_without_a_refusal_are_not_definite) {
+    ConnectionFailures failures(kTls, "");
+    failures.error_reported(RD_KAFKA_RESP_ERR__TRANSPORT, "Connect to ipv4#127.0.0.1:1 failed: Connection refused");
+    failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: SSL transport error: Broken pipe");
+    failures.error_reported(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, "1/1 brokers are down");
+    BOOST_TEST(failures.definite().empty());
+}
+
+BOOST_AUTO_TEST_CASE(without_tls_only_credentials_count) {
+    ConnectionFailures failures(settings({{"bootstrap.servers", "127.0.0.1:1"}}), "");
+    BOOST_TEST(!failures.verifies_certificates());
+    failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed");
+    failures.error_reported(RD_KAFKA_RESP_ERR__TRANSPORT, "Disconnected");
+    BOOST_TEST(failures.definite().empty());
+}
+
+BOOST_AUTO_TEST_CASE(unchecked_certificates_are_not_watched) {
+    ConnectionFailures failures(
+        settings({{"security.protocol", "ssl"}, {"enable.ssl.certificate.verification", "false"}}), "127.0.0.1:1");
+    BOOST_TEST(!failures.verifies_certificates());
+}
