@@ -19,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     outbox::router::JsonExpansion{outbox::config::JsonNullBehavior::optional_bytes,
                                   outbox::config::JsonEmptyArrayBehavior::optional_string}
         .expand(text, out);
+    std::string schema;
+    outbox::router::JsonExpansion{}.expand(text, out, "payload", &schema);
     outbox::router::MessageRow row;
     row.parse(text, "created_at");
     return 0;

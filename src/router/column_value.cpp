@@ -118,13 +118,49 @@ void append_base64(std::string& out, std::string_view bytes) {
     }
 }
 
+namespace {
+
+constexpr char kUpperHex[] = "0123456789ABCDEF";  // as Jackson writes \u escapes
+
+void append_unicode_escape(std::string& out, std::uint32_t unit) {
+    out += {'\\', 'u', kUpperHex[unit >> 12 & 15], kUpperHex[unit >> 8 & 15], kUpperHex[unit >> 4 & 15],
+            kUpperHex[unit & 15]};
+}
+
+// The code point of the well-formed four-byte UTF-8 sequence at `at`; nullopt for anything else
+// (which passes through as it is).
+std::optional<std::uint32_t> supplementary_code_point(std::string_view text, std::size_t at) {
+    if (at + 3 >= text.size()) return std::nullopt;
+    const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(text[at + i])); };
+    for (std::size_t i = 1; i < 4; ++i)
+        if ((byte(i) & 0xC0) != 0x80) return std::nullopt;
+    const std::uint32_t code_point = (byte(0) & 0x07) << 18 | (byte(1) & 0x3F) << 12 | (byte(2) & 0x3F) << 6 | (byte(3) & 0x3F);
+    if (code_point < 0x10000 || code_point > 0x10FFFF) return std::nullopt;
+    return code_point;
+}
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view text) {
-    static constexpr char kHex[] = "0123456789ABCDEF";  // as Jackson writes \u escapes
+    const auto& kHex = kUpperHex;
     out.push_back('"');
     std::size_t plain = 0;  // start of the run not yet copied
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0xF0) continue;
+        if (c >= 0xF0) {
+            // Outside the Basic Multilingual Plane: Jackson writes the UTF-16 surrogate pair as
+            // two escapes (it does not combine surrogates in UTF-8 output by default).
+            const auto code_point = supplementary_code_point(text, i);
+            if (!code_point) continue;
+            out.append(text, plain, i - plain);
+            plain = i + 4;
+            const std::uint32_t offset = *code_point - 0x10000;
+            append_unicode_escape(out, 0xD800 + (offset >> 10));
+            append_unicode_escape(out, 0xDC00 + (offset & 0x3FF));
+            i += 3;
+            continue;
+        }
         out.append(text, plain, i - plain);
         plain = i + 1;
         switch (c) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "outbox/router/decimal_number.hpp"
 #include "outbox/router/java_text.hpp"
@@ -53,6 +54,21 @@ std::optional<Number> parse_number(std::string_view text) {
 }
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// BigDecimal.doubleValue(): the nearest double; past the largest an infinity, below the
+// smallest a zero, each with the number's sign.
+std::optional<double> decimal_as_double(std::string_view text) {
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (end != text.data() + text.size()) return std::nullopt;
+    if (error == std::errc{}) return value;
+    if (error != std::errc::result_out_of_range) return std::nullopt;
+    const auto decimal = DecimalNumber::parse(text);
+    if (!decimal) return std::nullopt;
+    const bool huge = static_cast<long>(decimal->digits.size()) - 1 - decimal->scale > 0;
+    const double magnitude = huge ? std::numeric_limits<double>::infinity() : 0.0;
+    return decimal->negative ? -magnitude : magnitude;
+}
 
 void append_base64_with(std::string& out, std::string_view bytes, bool url_safe) {
     const auto start = out.size();
@@ -121,10 +137,15 @@ ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, s
                 return v;
             }
             if (modes_.decimal == DecimalHandlingMode::as_double) {
-                const auto value = parse_number<double>(text);
-                if (!value) not_type_text(type, text);
                 if (special) {
                     v.kind = Kind::non_finite;
+                    return v;
+                }
+                const auto value = decimal_as_double(text);
+                if (!value) not_type_text(type, text);
+                if (std::isinf(*value)) {
+                    v.kind = Kind::non_finite;
+                    v.text = *value > 0 ? "Infinity" : "-Infinity";
                     return v;
                 }
                 owned = java_double_text(*value);

@@ -6,7 +6,6 @@
 #include "outbox/router/column_value.hpp"
 #include "outbox/router/connect_schema.hpp"
 #include "outbox/router/connect_struct_text.hpp"
-#include "outbox/router/expanded_schema.hpp"
 #include "outbox/router/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
@@ -133,21 +132,14 @@ std::int64_t EventRouter::event_timestamp(const Row& row) const {
 }
 
 bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
+    // JsonConverter with schemas writes the schema Debezium infers; where it infers none (or its
+    // record fails) the payload is kept as it was.
+    if (format_.value_schemas) expanded_schema_.emplace();
+    else expanded_schema_.reset();
     const auto why = row.table.payload.type == ValueType::bytea
                          ? std::optional<std::string>("it is bytea, and only text can be JSON")
-                         : expansion_.expand(payload_text, expanded_scratch_);
-    if (!why && format_.value_schemas) {
-        // JsonConverter with schemas writes the schema Debezium infers, and where it infers none
-        // (Debezium's record fails) the payload is kept as it was.
-        expanded_schema_ = expanded_payload_schema(expanded_scratch_, row.table.payload.name);
-        if (!expanded_schema_) {
-            log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
-                      std::string(row.table.payload.name) +
-                      "\" is kept as it was because Debezium infers no Connect schema for it (a top-level array, "
-                      "an array mixing types, an integer past 64 bits)");
-            return false;
-        }
-    }
+                         : expansion_.expand(payload_text, expanded_scratch_, row.table.payload.name,
+                                             expanded_schema_ ? &*expanded_schema_ : nullptr);
     if (!why) return true;
     log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
               std::string(row.table.payload.name) + "\" is kept as it was because " + *why);
@@ -155,6 +147,7 @@ bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
 }
 
 void EventRouter::append_payload_json(const Row& row, std::optional<std::string_view> payload_text) {
+    payload_expanded_ = false;  // the previous row's may have been
     if (!payload_text) {
         value_scratch_ += "null";
     } else if (settings_.expand_json_payload && expanded(row, *payload_text)) {

@@ -1,92 +1,267 @@
 #include "outbox/router/expanded_schema.hpp"
 
+#include <algorithm>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/java_text.hpp"
 
 namespace outbox::router {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Schema = ExpandedSchema;
+using SchemaPtr = std::shared_ptr<const ExpandedSchema>;
+using Type = ExpandedSchema::Type;
 
-// Returns false where Debezium's inference fails.
-bool append_schema(std::string& out, const Json& value, const std::string& name);
-
-bool append_struct(std::string& out, const Json& object, const std::string& name) {
-    out += "{\"type\":\"struct\",\"fields\":[";
-    bool first = true;
-    for (const auto& [field, value] : object.items()) {
-        if (!std::exchange(first, false)) out += ',';
-        if (!append_schema(out, value, name + "." + field)) return false;
-        out.pop_back();
-        out += ",\"field\":";
-        append_json_string(out, field);
-        out += '}';
-    }
-    out += "],\"optional\":true,\"name\":";
-    append_json_string(out, name);
-    out += '}';
-    return true;
+std::shared_ptr<Schema> leaf(Type type) {
+    auto schema = std::make_shared<Schema>();
+    schema->type = type;
+    return schema;
 }
 
-// The elements' one schema: objects merged (JsonExpansion already gave each the union of the
-// fields), anything else the same for every element.
-bool append_array(std::string& out, const Json& array, const std::string& name) {
-    std::string items;
-    if (array.empty()) {
-        items = R"({"type":"string","optional":true})";
-    } else if (array.front().is_object()) {
-        Json merged = Json::object();
-        for (const auto& element : array) {
-            if (!element.is_object()) return false;
-            for (const auto& [field, value] : element.items())
-                if (!merged.contains(field) || merged[field].is_null()) merged[field] = value;
-        }
-        if (!append_struct(items, merged, name)) return false;
-    } else {
-        for (const auto& element : array) {
-            std::string schema;
-            if (!append_schema(schema, element, name)) return false;
-            if (!items.empty() && schema != items) return false;
-            items = std::move(schema);
-        }
+// The number schema Jackson's node gives: an int, a long, or anything else (a double, or an
+// integer past 64 bits, a BigInteger) a double.
+Type number_type(const OrderedJson& value) {
+    if (value.is_number_float()) return Type::float64;
+    if (value.is_number_unsigned()) {
+        const auto n = value.get<std::uint64_t>();
+        if (n <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return Type::int32;
+        return n <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ? Type::int64 : Type::float64;
     }
-    out += "{\"type\":\"array\",\"items\":" + items + ",\"optional\":true}";
-    return true;
+    const auto n = value.get<std::int64_t>();
+    return n >= std::numeric_limits<std::int32_t>::min() && n <= std::numeric_limits<std::int32_t>::max() ? Type::int32
+                                                                                                          : Type::int64;
 }
 
-bool append_schema(std::string& out, const Json& value, const std::string& name) {
-    switch (value.type()) {
-        case Json::value_t::object: return append_struct(out, value, name);
-        case Json::value_t::array: return append_array(out, value, name);
-        case Json::value_t::string: out += R"({"type":"string","optional":true})"; return true;
-        case Json::value_t::boolean: out += R"({"type":"boolean","optional":true})"; return true;
-        case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned: {
-            const bool int32 = value.is_number_unsigned()
-                                   ? value.get<std::uint64_t>() <= std::numeric_limits<std::int32_t>::max()
-                                   : value.get<std::int64_t>() >= std::numeric_limits<std::int32_t>::min() &&
-                                         value.get<std::int64_t>() <= std::numeric_limits<std::int32_t>::max();
-            if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())
-                return false;  // past a long: Debezium's inference fails
-            out += int32 ? R"({"type":"int32","optional":true})" : R"({"type":"int64","optional":true})";
-            return true;
+// An integer Jackson holds as a BigInteger, which no schema takes as a value.
+bool big_integer(const OrderedJson& value) {
+    return value.is_number_unsigned() &&
+           value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+}
+
+std::string kind_of(const OrderedJson& value) { return value.is_number() ? "number" : value.type_name(); }
+
+class Inference {
+public:
+    Inference(config::JsonNullBehavior nulls, config::JsonEmptyArrayBehavior empty_arrays)
+        : nulls_(nulls), empty_arrays_(empty_arrays) {}
+
+    // nullptr where the value has no schema (and its field is left out).
+    SchemaPtr infer(const std::optional<std::string>& key, const OrderedJson& value) const {
+        switch (value.type()) {
+            case OrderedJson::value_t::string: return leaf(Type::string);
+            case OrderedJson::value_t::boolean: return leaf(Type::boolean);
+            case OrderedJson::value_t::number_integer:
+            case OrderedJson::value_t::number_unsigned:
+            case OrderedJson::value_t::number_float: return leaf(number_type(value));
+            case OrderedJson::value_t::array: {
+                if (value.empty()) {
+                    if (empty_arrays_ == config::JsonEmptyArrayBehavior::ignore) return nullptr;
+                    auto schema = leaf(Type::array);
+                    schema->items = leaf(Type::string);
+                    return schema;
+                }
+                auto schema = leaf(Type::array);
+                schema->items = element_schema(key, value);
+                return schema;
+            }
+            case OrderedJson::value_t::object: {
+                auto schema = leaf(Type::structure);
+                schema->name = key;
+                for (const auto& [field, field_value] : value.items()) {
+                    const std::string field_key = (key && !key->empty() ? *key + "." : std::string()) + field;
+                    auto field_schema = infer(field_key, field_value);
+                    if (field_schema && std::none_of(schema->fields.begin(), schema->fields.end(),
+                                                     [&](const auto& f) { return f.first == field; }))
+                        schema->fields.emplace_back(field, std::move(field_schema));
+                }
+                return schema;
+            }
+            case OrderedJson::value_t::null:
+                return nulls_ == config::JsonNullBehavior::optional_bytes ? leaf(Type::bytes) : nullptr;
+            default: return nullptr;
         }
-        case Json::value_t::number_float: out += R"({"type":"double","optional":true})"; return true;
-        case Json::value_t::null: out += R"({"type":"bytes","optional":true})"; return true;
-        default: return false;
     }
+
+private:
+    // The first non-null element decides; the others must be of its kind (numbers of its schema).
+    SchemaPtr element_schema(const std::optional<std::string>& key, const OrderedJson& array) const {
+        const OrderedJson* sample = nullptr;
+        for (const auto& element : array) {
+            if (element.is_null()) continue;
+            if (!sample) sample = &element;
+            const bool same_kind = element.is_number() ? sample->is_number() : element.type() == sample->type();
+            if (!same_kind)
+                throw SchemaInferenceError("an array mixes JSON kinds (" + kind_of(*sample) + " and " + kind_of(element) + ")",
+                                           true);
+            if (element.is_number() && number_type(element) != number_type(*sample))
+                throw SchemaInferenceError("an array mixes number types (" + sample->dump() + " and " + element.dump() + ")",
+                                           true);
+        }
+        if (sample && sample->is_object()) {
+            std::vector<SchemaPtr> distinct;
+            for (const auto& element : array) {
+                if (!element.is_object()) continue;
+                auto schema = infer(key, element);
+                if (std::none_of(distinct.begin(), distinct.end(), [&](const SchemaPtr& s) { return *s == *schema; }))
+                    distinct.push_back(std::move(schema));
+            }
+            SchemaPtr merged;
+            for (const auto& schema : distinct) merged = merge(merged, schema);
+            return merged;
+        }
+        auto schema = infer(std::nullopt, sample ? *sample : OrderedJson());
+        if (!schema)
+            throw SchemaInferenceError(sample ? "an array's first element is an empty array, which has no schema"
+                                              : "an array holds only nulls, which have no schema",
+                                       false);
+        return schema;
+    }
+
+    // Fields of `right` that `left` lacks are appended; a bytes placeholder (a null) gives way to
+    // a real type. The result is required: Debezium copies the name but not the optionality.
+    static SchemaPtr merge(const SchemaPtr& left, const SchemaPtr& right) {
+        if (!left) return right;
+        auto merged = std::make_shared<Schema>(*left);
+        merged->optional = false;
+        for (const auto& [name, schema] : right->fields) {
+            const auto found = std::find_if(merged->fields.begin(), merged->fields.end(),
+                                            [&](const auto& f) { return f.first == name; });
+            if (found == merged->fields.end())
+                merged->fields.emplace_back(name, schema);
+            else if (found->second->type == Type::bytes && schema->type != Type::bytes)
+                found->second = schema;
+        }
+        return merged;
+    }
+
+    config::JsonNullBehavior nulls_;
+    config::JsonEmptyArrayBehavior empty_arrays_;
+};
+
+const char* type_name(Type type) {
+    switch (type) {
+        case Type::string: return "string";
+        case Type::boolean: return "boolean";
+        case Type::int32: return "int32";
+        case Type::int64: return "int64";
+        case Type::float64: return "double";
+        case Type::bytes: return "bytes";
+        case Type::array: return "array";
+        case Type::structure: return "struct";
+    }
+    return "?";
 }
 
 }  // namespace
 
-std::optional<std::string> expanded_payload_schema(std::string_view expanded_json, std::string_view payload_name) {
-    const Json document = Json::parse(expanded_json);
-    if (!document.is_object()) return std::nullopt;
-    std::string schema;
-    if (!append_struct(schema, document, std::string(payload_name))) return std::nullopt;
-    return schema;
+bool ExpandedSchema::operator==(const ExpandedSchema& other) const {
+    if (type != other.type || optional != other.optional || name != other.name || fields.size() != other.fields.size())
+        return false;
+    if ((items == nullptr) != (other.items == nullptr) || (items && !(*items == *other.items))) return false;
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (fields[i].first != other.fields[i].first || !(*fields[i].second == *other.fields[i].second)) return false;
+    return true;
+}
+
+std::shared_ptr<const ExpandedSchema> infer_expanded_schema(const OrderedJson& document, std::string_view name,
+                                                            config::JsonNullBehavior nulls,
+                                                            config::JsonEmptyArrayBehavior empty_arrays) {
+    return Inference(nulls, empty_arrays).infer(std::string(name), document);
+}
+
+std::optional<std::string> expanded_value_misfit(const ExpandedSchema& schema, const OrderedJson& value) {
+    const auto refused = [&] {
+        return std::optional<std::string>(std::string("a ") + kind_of(value) + " where the inferred schema is " +
+                                          type_name(schema.type));
+    };
+    switch (value.type()) {
+        case OrderedJson::value_t::null:
+            if (schema.optional) return std::nullopt;
+            return "a null where the inferred schema (objects of several shapes merged) is required";
+        case OrderedJson::value_t::string: return schema.type == Type::string ? std::nullopt : refused();
+        case OrderedJson::value_t::boolean: return schema.type == Type::boolean ? std::nullopt : refused();
+        case OrderedJson::value_t::number_integer:
+        case OrderedJson::value_t::number_unsigned:
+        case OrderedJson::value_t::number_float:
+            if (big_integer(value)) return "an integer past 64 bits, which no inferred schema takes";
+            return number_type(value) == schema.type ? std::nullopt : refused();
+        case OrderedJson::value_t::array:
+            if (schema.type != Type::array) return refused();
+            for (const auto& element : value)
+                if (auto misfit = expanded_value_misfit(*schema.items, element)) return misfit;
+            return std::nullopt;
+        case OrderedJson::value_t::object:
+            if (schema.type != Type::structure) return refused();
+            for (const auto& [field, field_schema] : schema.fields)
+                if (const auto found = value.find(field); found != value.end())
+                    if (auto misfit = expanded_value_misfit(*field_schema, *found)) return misfit;
+            return std::nullopt;
+        default: return refused();
+    }
+}
+
+void append_expanded_value(std::string& out, const ExpandedSchema& schema, const OrderedJson& value) {
+    switch (value.type()) {
+        case OrderedJson::value_t::null: out += "null"; return;
+        case OrderedJson::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); return;
+        case OrderedJson::value_t::number_float: out += java_double_text(value.get<double>()); return;
+        case OrderedJson::value_t::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& element : value) {
+                if (!std::exchange(first, false)) out += ',';
+                append_expanded_value(out, *schema.items, element);
+            }
+            out += ']';
+            return;
+        }
+        case OrderedJson::value_t::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& [field, field_schema] : schema.fields) {
+                if (!std::exchange(first, false)) out += ',';
+                append_json_string(out, field);
+                out += ':';
+                const auto found = value.find(field);
+                if (found == value.end())
+                    out += "null";
+                else
+                    append_expanded_value(out, *field_schema, *found);
+            }
+            out += '}';
+            return;
+        }
+        default: out += value.dump(); return;
+    }
+}
+
+void append_expanded_schema(std::string& out, const ExpandedSchema& schema) {
+    out += "{\"type\":\"";
+    out += type_name(schema.type);
+    out += '"';
+    if (schema.type == Type::structure) {
+        out += ",\"fields\":[";
+        bool first = true;
+        for (const auto& [field, field_schema] : schema.fields) {
+            if (!std::exchange(first, false)) out += ',';
+            append_expanded_schema(out, *field_schema);
+            out.pop_back();
+            out += ",\"field\":";
+            append_json_string(out, field);
+            out += '}';
+        }
+        out += ']';
+    } else if (schema.type == Type::array) {
+        out += ",\"items\":";
+        append_expanded_schema(out, *schema.items);
+    }
+    out += schema.optional ? ",\"optional\":true" : ",\"optional\":false";
+    if (schema.name) {
+        out += ",\"name\":";
+        append_json_string(out, *schema.name);
+    }
+    out += '}';
 }
 
 }  // namespace outbox::router

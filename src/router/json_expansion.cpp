@@ -1,10 +1,12 @@
 #include "outbox/router/json_expansion.hpp"
 
 #include "outbox/router/column_value.hpp"
+#include "outbox/router/expanded_schema.hpp"
 #include "outbox/router/java_text.hpp"
 #include "outbox/router/json_nesting.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -110,26 +112,94 @@ void write_json(std::string& out, const Json& value) {
     }
 }
 
+// An integer literal past 64 bits, which Jackson reads as a BigInteger and nlohmann as a double:
+// Debezium's record fails on it, and as a double it would lose digits.
+bool has_big_integer(std::string_view text) {
+    bool in_string = false;
+    bool escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
+        if (c != '-' && (c < '0' || c > '9')) continue;
+        std::size_t end = i;
+        bool integer = true;
+        while (end < text.size() && std::string_view("+-0123456789.eE").find(text[end]) != std::string_view::npos) {
+            if (text[end] == '.' || text[end] == 'e' || text[end] == 'E') integer = false;
+            ++end;
+        }
+        if (integer) {
+            std::int64_t value = 0;
+            const auto [ptr, error] = std::from_chars(text.data() + i, text.data() + end, value);
+            if (error == std::errc::result_out_of_range) return true;
+        }
+        i = end - 1;
+    }
+    return false;
+}
+
+std::string big_integer_refusal() {
+    return "it holds an integer past 64 bits, which Debezium's task fails on (and which a double would round)";
+}
+
 }  // namespace
 
-std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out) const {
+std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out, std::string_view payload_name,
+                                                 std::string* schema) const {
     if (const auto too_deep = json_nesting_error(text)) return "it " + *too_deep;
     Json document;
     try {
         document = Json::parse(text);
-        if (!document.is_object() && !document.is_array())
-            return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
+    } catch (const Json::parse_error& e) {
+        return std::string("it is not valid JSON (") + e.what() + ")";
+    } catch (const Json::exception& e) {
+        // Valid JSON the parser still refuses, such as a number beyond a double's range.
+        if (has_big_integer(text)) return big_integer_refusal();
+        return std::string("it cannot be expanded (") + e.what() + ")";
+    }
+    if (!document.is_object() && !document.is_array())
+        return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
+    if (has_big_integer(text)) return big_integer_refusal();
+    // Without Connect schemas, what Debezium infers no schema for because types are mixed (and
+    // a top-level array, on which its task fails) is expanded all the same.
+    const auto shaped = [&]() -> std::optional<std::string> {
         Shaper(*this).shape(document);
         out.clear();
         write_json(out, document);
         return std::nullopt;
-    } catch (const Json::parse_error& e) {
-        return std::string("it is not valid JSON (") + e.what() + ")";
-    } catch (const Json::exception& e) {
-        // Valid JSON the parser still refuses, such as a number beyond a double's range
-        // (jsonb prints 1e400 as 401 digits): kept as text, as Debezium keeps what it cannot expand.
-        return std::string("it cannot be expanded (") + e.what() + ")";
+    };
+    const bool shape_freely = schema == nullptr;
+    if (document.is_array()) {
+        if (shape_freely) return shaped();
+        return std::string("it is a JSON array, and Debezium expands only objects (its task fails on an array)");
     }
+    std::shared_ptr<const ExpandedSchema> inferred;
+    try {
+        inferred = infer_expanded_schema(document, payload_name, nulls, empty_arrays);
+    } catch (const SchemaInferenceError& e) {
+        if (shape_freely && e.mixed_types) return shaped();
+        return std::string("Debezium infers no Connect schema for it: ") + e.what();
+    }
+    if (const auto misfit = expanded_value_misfit(*inferred, document)) {
+        if (shape_freely) return shaped();
+        return "its values do not fit the Connect schema Debezium infers for it, which fails Debezium's task: " +
+               *misfit;
+    }
+    out.clear();
+    append_expanded_value(out, *inferred, document);
+    if (schema) {
+        schema->clear();
+        append_expanded_schema(*schema, *inferred);
+    }
+    return std::nullopt;
 }
 
 }  // namespace outbox::router

@@ -8,7 +8,6 @@
 #include "outbox/router/connect_schema.hpp"
 #include "outbox/router/connect_value.hpp"
 #include "outbox/router/decimal_number.hpp"
-#include "outbox/router/expanded_schema.hpp"
 #include "outbox/router/java_text.hpp"
 #include "outbox/router/json_expansion.hpp"
 #include "outbox/router/json_nesting.hpp"
@@ -144,6 +143,18 @@ BOOST_AUTO_TEST_CASE(json_strings_escape_quotes_backslashes_and_controls_only) {
     BOOST_TEST(out == "\"\\u001F\"");  // upper-case hex, as Jackson writes it
 }
 
+// Jackson writes a character outside the Basic Multilingual Plane as its UTF-16 surrogate pair,
+// escaped: U+1F600 (F0 9F 98 80) is \uD83D\uDE00. Other UTF-8, and malformed bytes, pass through.
+BOOST_AUTO_TEST_CASE(json_strings_escape_characters_outside_the_bmp_as_surrogate_pairs) {
+    std::string out;
+    append_json_string(out, "a\xF0\x9F\x98\x80" "b\xF4\x8F\xBF\xBF\xF0\x90\x80\x80");
+    BOOST_TEST(out == "\"a\\uD83D\\uDE00b\\uDBFF\\uDFFF\\uD800\\uDC00\"");
+    out.clear();
+    append_json_string(out, "\xE2\x80\xA8\xC3\xA9\xF0\x9F\x98");  // U+2028, é, a truncated sequence
+    BOOST_TEST(out == "\"\xE2\x80\xA8\xC3\xA9\xF0\x9F\x98\"");
+    BOOST_TEST(json_value(ValueType::text, "\xF0\x9F\x98\x80") == "\"\\uD83D\\uDE00\"");
+}
+
 BOOST_AUTO_TEST_CASE(kafka_bytes_and_header_text_by_type) {
     std::string scratch;
     BOOST_TEST(kafka_bytes(ValueType::boolean, "t", scratch).value() == "true");
@@ -258,6 +269,12 @@ BOOST_AUTO_TEST_CASE(numeric_columns_in_each_decimal_handling_mode) {
     BOOST_TEST(header({ValueType::numeric, numeric_modifier(5, 0)}, "12345", as_double) == "12345.0");
     BOOST_TEST(json_value(variable, "NaN", as_double) == "\"NaN\"");
     BOOST_TEST(json_value(variable, "0.0001", as_double) == "1.0E-4");
+    // Past a double's range, BigDecimal.doubleValue(): the infinities, and zero with its sign.
+    BOOST_TEST(json_value(variable, "1" + std::string(400, '0'), as_double) == "\"Infinity\"");
+    BOOST_TEST(header(variable, "-1" + std::string(309, '0') + ".5", as_double) == "-Infinity");
+    BOOST_TEST(json_value(variable, "0." + std::string(400, '0') + "1", as_double) == "0.0");
+    BOOST_TEST(string_text(variable, "-0." + std::string(400, '0') + "1", as_double) == "-0.0");
+    BOOST_TEST(json_value(variable, "0." + std::string(315, '0') + "1", as_double) == "1.0E-316");  // subnormal
 
     const auto as_string = modes(config::TimePrecisionMode::adaptive, DecimalHandlingMode::as_string);
     BOOST_TEST(json_value(fixed, "12.50", as_string) == "\"12.50\"");
@@ -379,7 +396,7 @@ BOOST_AUTO_TEST_CASE(expansion_drops_null_and_empty_array_fields_at_every_depth_
     BOOST_TEST(expand(R"({"a": 1, "b": null, "c": [], "d": {"e": null, "f": [], "g": true}})") ==
                R"({"a":1,"d":{"g":true}})");
     BOOST_TEST(expand(R"({"deep": {"deeper": {"x": "y", "n": null}}})") == R"({"deep":{"deeper":{"x":"y"}}})");
-    BOOST_TEST(expand(R"({"nested": [[], [1, null, 2]], "s": "\u00e9"})") == R"({"nested":[[],[1,null,2]],"s":"é"})");
+    BOOST_TEST(expand(R"({"nested": [[1, null, 2], []], "s": "\u00e9"})") == R"({"nested":[[1,null,2],[]],"s":"é"})");
     BOOST_TEST(expand(R"({"z": 1, "a": 2})") == R"({"z":1,"a":2})");  // field order kept
 }
 
@@ -412,7 +429,9 @@ BOOST_AUTO_TEST_CASE(text_that_is_not_a_json_object_or_array_is_not_expanded) {
     BOOST_TEST(expansion.expand("12", out).value() == "it is a JSON number, not an object or array");
     BOOST_TEST(expansion.expand("", out).has_value());
     // jsonb prints '{"a": 1e400}' as 401 digits: valid JSON, but past what a double holds.
-    BOOST_TEST(expansion.expand("{\"a\": 1" + std::string(400, '0') + "}", out).value().find("it cannot be expanded") == 0u);
+    BOOST_TEST(expansion.expand("{\"a\": 1" + std::string(400, '0') + "}", out).value().find("it holds an integer past 64 bits") == 0u);
+    BOOST_TEST(expansion.expand("{\"a\": [1.5, -9223372036854775809]}", out).has_value());
+    BOOST_TEST(expansion.expand("{\"a\": 18446744073709551615}", out).has_value());
     BOOST_TEST(out == "untouched");
 }
 
@@ -511,23 +530,92 @@ BOOST_AUTO_TEST_CASE(column_defaults_as_debezium_parses_them) {
     BOOST_TEST(dflt({ValueType::integer, -1, pg_oid::kInt4}, "(1 + 2)") == "<none>");
 }
 
+std::pair<std::string, std::string> expand_with_schema(std::string_view text, std::string_view name = "payload",
+                                                       JsonExpansion options = {}) {
+    std::string value, schema;
+    const auto why = options.expand(text, value, name, &schema);
+    BOOST_REQUIRE_MESSAGE(!why, why.value_or(""));
+    return {value, schema};
+}
+
+std::string refusal(std::string_view text, JsonExpansion options = {}, bool with_schema = false) {
+    std::string value = "untouched", schema;
+    const auto why = options.expand(text, value, "payload", with_schema ? &schema : nullptr);
+    BOOST_TEST(value == "untouched");
+    return why.value_or("<expanded>");
+}
+
 BOOST_AUTO_TEST_CASE(expanded_payload_schemas_as_debezium_infers_them) {
-    BOOST_TEST(expanded_payload_schema(R"({"a":1,"big":9000000000,"f":1.5,"s":"x","t":true,"c":{"d":[1,2]}})", "payload")
-                   .value() ==
+    BOOST_TEST(expand_with_schema(R"({"a":1,"big":9000000000,"f":1.5,"s":"x","t":true,"c":{"d":[1,2]}})").second ==
                R"({"type":"struct","fields":[{"type":"int32","optional":true,"field":"a"},)"
                R"({"type":"int64","optional":true,"field":"big"},{"type":"double","optional":true,"field":"f"},)"
                R"({"type":"string","optional":true,"field":"s"},{"type":"boolean","optional":true,"field":"t"},)"
                R"({"type":"struct","fields":[{"type":"array","items":{"type":"int32","optional":true},)"
                R"("optional":true,"field":"d"}],"optional":true,"name":"payload.c","field":"c"}],"optional":true,)"
                R"("name":"payload"})");
-    BOOST_TEST(expanded_payload_schema(R"({"o":[{"x":1,"y":null},{"x":2,"y":"b"}],"n":null,"e":[]})", "body").value() ==
+    // Objects of one shape keep the element schema; of several, Debezium's merged struct is required.
+    const JsonExpansion keep_nulls{config::JsonNullBehavior::optional_bytes};
+    BOOST_TEST(expand_with_schema(R"({"o":[{"x":1,"y":null},{"x":2,"y":"b"}],"n":null})", "body", keep_nulls).second ==
                R"({"type":"struct","fields":[{"type":"array","items":{"type":"struct","fields":[)"
                R"({"type":"int32","optional":true,"field":"x"},{"type":"string","optional":true,"field":"y"}],)"
-               R"("optional":true,"name":"body.o"},"optional":true,"field":"o"},)"
-               R"({"type":"bytes","optional":true,"field":"n"},)"
-               R"({"type":"array","items":{"type":"string","optional":true},"optional":true,"field":"e"}],)"
-               R"("optional":true,"name":"body"})");
-    BOOST_TEST(!expanded_payload_schema(R"([1,2])", "payload"));
-    BOOST_TEST(!expanded_payload_schema(R"({"m":[1,"two"]})", "payload"));
-    BOOST_TEST(!expanded_payload_schema(R"({"m":[1,9000000000]})", "payload"));
+               R"("optional":false,"name":"body.o"},"optional":true,"field":"o"},)"
+               R"({"type":"bytes","optional":true,"field":"n"}],"optional":true,"name":"body"})");
+    BOOST_TEST(expand_with_schema(R"({"o":[{"x":1},{"x":2}]})").second ==
+               R"({"type":"struct","fields":[{"type":"array","items":{"type":"struct","fields":[)"
+               R"({"type":"int32","optional":true,"field":"x"}],"optional":true,"name":"payload.o"},"optional":true,)"
+               R"("field":"o"}],"optional":true,"name":"payload"})");
+    // Objects inside an array of arrays: unnamed, and shaped by the first inner array's.
+    BOOST_TEST(expand_with_schema(R"({"a":[[{"x":1}],[{"y":2}]]})").first == R"({"a":[[{"x":1}],[{"x":null}]]})");
+    BOOST_TEST(expand_with_schema(R"({"a":[[{"x":1}]]})").second ==
+               R"({"type":"struct","fields":[{"type":"array","items":{"type":"array","items":{"type":"struct",)"
+               R"("fields":[{"type":"int32","optional":true,"field":"x"}],"optional":true},"optional":true},)"
+               R"("optional":true,"field":"a"}],"optional":true,"name":"payload"})");
+}
+
+// Debezium's arrays: nulls are skipped when the schema is inferred and kept in the value; the
+// first non-null element decides.
+BOOST_AUTO_TEST_CASE(arrays_take_their_first_non_null_elements_schema_and_keep_their_nulls) {
+    const auto [value, schema] = expand_with_schema(R"({"n": [null, 2]})");
+    BOOST_TEST(value == R"({"n":[null,2]})");
+    BOOST_TEST(schema == R"({"type":"struct","fields":[{"type":"array","items":{"type":"int32","optional":true},)"
+                         R"("optional":true,"field":"n"}],"optional":true,"name":"payload"})");
+    BOOST_TEST(expand(R"({"n": [null, 2.5, null]})") == R"({"n":[null,2.5,null]})");
+    // Only nulls: no schema, so Debezium keeps the payload, unless nulls are optional bytes.
+    BOOST_TEST(refusal(R"({"allnull": [null], "x": 1})") ==
+               "Debezium infers no Connect schema for it: an array holds only nulls, which have no schema");
+    BOOST_TEST(refusal(R"({"allnull": [null, null]})", {}, true).find("only nulls") != std::string::npos);
+    const JsonExpansion keep_nulls{config::JsonNullBehavior::optional_bytes};
+    BOOST_TEST(expand_with_schema(R"({"allnull": [null], "x": 1})", "payload", keep_nulls).second ==
+               R"({"type":"struct","fields":[{"type":"array","items":{"type":"bytes","optional":true},)"
+               R"("optional":true,"field":"allnull"},{"type":"int32","optional":true,"field":"x"}],"optional":true,)"
+               R"("name":"payload"})");
+    // An empty array first has no schema either; one later is an empty value.
+    BOOST_TEST(refusal(R"({"nested": [[], [1]]})").find("first element is an empty array") != std::string::npos);
+    BOOST_TEST(expand(R"({"nested": [[1], [], null]})") == R"({"nested":[[1],[],null]})");
+}
+
+// Objects in one array: every field any of them has, null where one has none. Debezium merges
+// their distinct schemas in a hash set's order, which follows Java identity hash codes; the
+// router merges them in order of first appearance.
+BOOST_AUTO_TEST_CASE(objects_in_an_array_get_the_merged_fields_in_order_of_first_appearance) {
+    BOOST_TEST(expand(R"({"arr": [{"x": 1}, {"y": "s"}, {"x": 2, "y": "t"}]})") ==
+               R"({"arr":[{"x":1,"y":null},{"x":null,"y":"s"},{"x":2,"y":"t"}]})");
+    // A null placeholder gives way to a real type; a nested object keeps the first shape.
+    const JsonExpansion keep_nulls{config::JsonNullBehavior::optional_bytes};
+    BOOST_TEST(expand_with_schema(R"({"a": [{"v": null}, {"v": 1}]})", "payload", keep_nulls).first ==
+               R"({"a":[{"v":null},{"v":1}]})");
+    BOOST_TEST(expand(R"({"a": [{"o": {"p": 1}}, {"o": {"q": 2}}]})") == R"({"a":[{"o":{"p":1}},{"o":{"p":null}}]})");
+}
+
+// Where Debezium's Struct refuses the values (its task then fails), the router keeps the payload
+// under JsonConverter with schemas and expands it, each object with its own fields, without.
+BOOST_AUTO_TEST_CASE(values_that_do_not_fit_the_inferred_schema) {
+    BOOST_TEST(refusal(R"({"a": [{"x": 1}, {"x": "s"}]})", {}, true).find("do not fit") != std::string::npos);
+    BOOST_TEST(refusal(R"({"a": [[1], ["s"]]})", {}, true).find("a string where the inferred schema is int32") !=
+               std::string::npos);
+    BOOST_TEST(refusal(R"({"a": [{"x": 1}, {"y": 2}, null]})", {}, true).find("required") != std::string::npos);
+    BOOST_TEST(refusal(R"({"m": [1, "two"]})", {}, true).find("mixes JSON kinds (number and string)") != std::string::npos);
+    BOOST_TEST(refusal(R"({"m": [1, 9000000000]})", {}, true).find("mixes number types") != std::string::npos);
+    BOOST_TEST(refusal(R"([1, 2])", {}, true).find("JSON array") != std::string::npos);
+    BOOST_TEST(expand(R"({"a": [{"x": 1}, {"x": "s"}]})") == R"({"a":[{"x":1},{"x":"s"}]})");
 }

@@ -62,7 +62,10 @@ bool decode_bytea(std::string_view text, std::string& out);
 
 void append_base64(std::string& out, std::string_view bytes);
 
-// `text` as a JSON string literal (quotes included); UTF-8 passes through.
+// `text` as a JSON string literal (quotes included), escaped as Jackson (Kafka Connect's
+// JsonConverter) escapes it: quotes, backslashes and control characters, and characters outside
+// the Basic Multilingual Plane as UTF-16 surrogate escapes (U+1F600 is \uD83D\uDE00); other
+// UTF-8 passes through.
 void append_json_string(std::string& out, std::string_view text);
 
 // A value's own bytes, for routing and the empty-payload test: the text, except booleans

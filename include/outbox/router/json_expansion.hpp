@@ -8,23 +8,23 @@
 
 namespace outbox::router {
 
-// Debezium's table.expand.json.payload without Kafka Connect schemas: the payload text parsed
-// and written back as compact JSON, shaped the way Debezium's inferred schema shapes it.
-//  - Object fields whose value is null are dropped (json.payload.null.behavior ignore) or kept.
-//  - Object fields holding an empty array are dropped (empty.array.behavior ignore) or kept.
-//  - Objects inside one array share their fields: each lists every field any of them has
-//    (in order of first appearance), null where it has none, as Debezium's merged element
-//    schema does. An element's own null or [] stays as it was.
-// Where Debezium gives up on a valid document (arrays mixing types or number kinds, a
-// top-level array), the document is expanded all the same: without Connect schemas nothing
-// needs arrays to be homogeneous.
+// Debezium's table.expand.json.payload: the payload text parsed and written back as compact
+// JSON, as Kafka Connect's JsonConverter writes the Struct Debezium makes of it with the schema it
+// infers (expanded_schema.hpp): fields whose value has no schema (null, []) left out, objects in
+// one array given every field any of them has (null where one has none), in the schema's order.
+// Where Debezium infers no schema, or its record fails, the payload is not expanded, except that
+// without Connect schemas (`schema` not asked for) arrays mixing types, values that do not fit
+// the merged schema and a top-level array are expanded all the same, each object keeping its own
+// fields: without schemas nothing needs arrays to be homogeneous.
 struct JsonExpansion {
     config::JsonNullBehavior nulls = config::JsonNullBehavior::ignore;
     config::JsonEmptyArrayBehavior empty_arrays = config::JsonEmptyArrayBehavior::ignore;
 
-    // Writes the expanded document to `out`. Returns why it cannot when `text` is not a JSON
-    // object or array (the caller keeps the payload as it was, as Debezium does).
-    std::optional<std::string> expand(std::string_view text, std::string& out) const;
+    // Writes the expanded document to `out` and, when `schema` is given, the inferred Connect
+    // schema (its struct named `payload_name`) to `schema`. Returns why it cannot (the caller
+    // keeps the payload as it was, as Debezium does).
+    std::optional<std::string> expand(std::string_view text, std::string& out, std::string_view payload_name = "payload",
+                                      std::string* schema = nullptr) const;
 };
 
 }  // namespace outbox::router
