@@ -67,9 +67,9 @@ const std::set<std::string>& router_outbox_options() {
         "route.by.field", "route.topic.regex", "route.topic.replacement", "route.tombstone.on.empty.payload",
         "table.field.event.id", "table.field.event.key", "table.field.event.payload", "table.field.event.timestamp",
         "table.fields.additional.placement", "table.field.additional.missing",
-        "table.fields.additional.error.on.missing", "table.expand.json.payload", "debezium.expand.json.payload",
+        "table.fields.additional.error.on.missing", "table.expand.json.payload",
         "table.json.payload.null.behavior", "table.json.payload.empty.array.behavior", "table.op.invalid.behavior",
-        "debezium.op.invalid.behavior", "tracing.span.context.field", "tracing.with.context.field.only",
+        "tracing.span.context.field", "tracing.with.context.field.only",
         "table.field.event.schema.version"};
     return options;
 }
@@ -133,7 +133,8 @@ private:
 
     void import_transforms();
     void import_record_format();
-    void import_converter(const std::string& which);
+    bool import_converter(const std::string& which, const Setting& converter, const Setting* schemas);
+    void import_converters(const std::string& which);
     void import_server_format(const std::string& which);
     void import_event_router(const std::string& name, std::vector<const Setting*> options);
     void import_connector_key(const Setting& s);
@@ -215,6 +216,13 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
         } else if (router_outbox_options().count(option)) {
             entries.emplace_back(option, s->value);
             take(*s);
+        } else if (option == "debezium.op.invalid.behavior" || option == "debezium.expand.json.payload") {
+            // Removed in Debezium 2.0 and not read since: Debezium applies the current option's default.
+            const std::string current = option == "debezium.op.invalid.behavior" ? "table.op.invalid.behavior"
+                                                                                  : "table.expand.json.payload";
+            skip(*s, "Debezium's name before 2.0, which Debezium 2.0 and later ignore, applying " + current + "'s default (" +
+                         (option == "debezium.op.invalid.behavior" ? "warn" : "false") + "), as the router does; set outbox." +
+                         current + " if you meant it");
         } else if (option == "table.field.event.type" || option == "tracing.operation.name") {
             skip(*s, "acts only through Kafka Connect schemas or OpenTelemetry spans, which the router does not make");
         } else {
@@ -229,27 +237,78 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
     }
 }
 
-// key.converter or value.converter (and its schemas.enable) to the router's same keys, when the
-// router writes that converter's bytes.
-void Importer::import_converter(const std::string& which) {
-    const Setting* converter = get(which);
-    if (!converter) return;
-    const Setting* schemas = get(which + ".schemas.enable");
-    const std::string& name = converter->value;
-    if (name == "org.apache.kafka.connect.storage.StringConverter") {
-        // Set explicitly: structures as Connect's Struct text, the connector's bytes.
+// A converter class (and its schemas.enable) to the router's same keys, when the router writes
+// that converter's bytes. Returns whether it does.
+bool Importer::import_converter(const std::string& which, const Setting& converter, const Setting* schemas) {
+    const std::string& name = converter.value;
+    if (name == "org.apache.kafka.connect.storage.StringConverter" ||
+        (which == "header.converter" && name == "org.apache.kafka.connect.storage.SimpleHeaderConverter")) {
+        // A value converter set explicitly: structures as Connect's Struct text, the connector's bytes.
         if (which == "value.converter") top_.emplace_back(which, name);
-        take(*converter);
-    } else if (name == "org.apache.kafka.connect.json.JsonConverter") {
-        top_.emplace_back(which, name);
-        top_.emplace_back(which + ".schemas.enable", schemas && lower(schemas->value) == "false" ? "false" : "true");
-        take(*converter);
-        if (schemas) take(*schemas);
-    } else if (name == "org.apache.kafka.connect.converters.ByteArrayConverter" ||
-               name == "io.debezium.converters.BinaryDataConverter") {
-        top_.emplace_back(which, name);
-        take(*converter);
+        take(converter);
+        return true;
     }
+    if (name == "org.apache.kafka.connect.json.JsonConverter") {
+        top_.emplace_back(which, name);
+        // JsonConverter's own default is schemas on.
+        top_.emplace_back(which + ".schemas.enable", schemas && lower(schemas->value) == "false" ? "false" : "true");
+        take(converter);
+        if (schemas) take(*schemas);
+        return true;
+    }
+    if (which != "header.converter" && (name == "org.apache.kafka.connect.converters.ByteArrayConverter" ||
+                                        name == "io.debezium.converters.BinaryDataConverter")) {
+        top_.emplace_back(which, name);
+        take(converter);
+        return true;
+    }
+    return false;
+}
+
+// Kafka Connect's rule (Worker, Plugins.newConverter): a connector that names a converter class
+// gets it configured from the connector's own `<which>.*` settings only, JsonConverter's defaults
+// filling the rest; a connector that names none gets the worker's converter, configured from the
+// worker's settings, and its own `<which>.*` settings are ignored.
+void Importer::import_converters(const std::string& which) {
+    const std::string prefix = which + ".";
+    const auto worker_setting = [&](const std::string& key) -> const Setting* {
+        const auto& all = settings_.worker_converters;
+        const auto found = std::find_if(all.rbegin(), all.rend(), [&](const Setting& s) { return s.key == key; });
+        return found == all.rend() ? nullptr : &*found;
+    };
+    const auto list_worker = [&](const std::string& reason, const Setting* except) {
+        for (const auto& s : settings_.worker_converters)
+            if ((s.key == which || starts_with(s.key, prefix)) && &s != except && worker_setting(s.key) == &s)
+                not_imported_.push_back({s.origin, s.key, masked_value(s.key, s.value), reason});
+    };
+    if (const Setting* own = get(which)) {
+        list_worker("the connector names its own " + which + ", which Kafka Connect configures from the connector's "
+                    "settings only", nullptr);
+        if (!import_converter(which, *own, get(prefix + "schemas.enable")))
+            skip(*own, "the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter and "
+                       "BinaryDataConverter, with SimpleHeaderConverter's or JsonConverter's headers "
+                       "(docs/configuration.md, \"Debezium's bytes\")");
+        return;
+    }
+    for (const auto& key : order_)
+        if (starts_with(key, prefix) && !handled_.count(key))
+            skip(*get(key), "Kafka Connect ignores a connector's " + prefix + "* settings unless the connector names the " +
+                                which + " class itself: the worker's converter applies, with the worker's settings");
+    const Setting* worker = worker_setting(which);
+    if (!worker) return;
+    const Setting* schemas = worker_setting(prefix + "schemas.enable");
+    if (!import_converter(which, *worker, schemas)) {
+        list_worker("the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter and "
+                    "BinaryDataConverter, with SimpleHeaderConverter's or JsonConverter's headers "
+                    "(docs/configuration.md, \"Debezium's bytes\")",
+                    nullptr);
+        return;
+    }
+    const bool json = worker->value == "org.apache.kafka.connect.json.JsonConverter";
+    for (const auto& s : settings_.worker_converters)
+        if (starts_with(s.key, prefix) && !(json && &s == schemas) && worker_setting(s.key) == &s)
+            not_imported_.push_back({s.origin, s.key, masked_value(s.key, s.value),
+                                     "a setting of the worker's " + which + " the router has no use for"});
 }
 
 // Debezium Server's debezium.format.<key|value|header>: json without schemas is JsonConverter
@@ -268,14 +327,7 @@ void Importer::import_server_format(const std::string& which) {
 // Converters, and Debezium's context headers: on unless extended.headers.enabled is false, and
 // then named after topic.prefix.
 void Importer::import_record_format() {
-    import_converter("key.converter");
-    import_converter("value.converter");
-    if (const Setting* header = get("header.converter");
-        header && (header->value == "org.apache.kafka.connect.storage.SimpleHeaderConverter" ||
-                   header->value == "org.apache.kafka.connect.storage.StringConverter"))
-        take(*header);
-    else
-        import_converter("header.converter");
+    for (const char* which : {"key.converter", "value.converter", "header.converter"}) import_converters(which);
     for (const char* which : {"key", "value", "header"}) import_server_format(which);
     const Setting* extended = get("extended.headers.enabled");
     if (extended) take(*extended);

@@ -88,10 +88,11 @@ ConnectorSettings read_properties(const std::string& text, const std::string& fi
 }
 
 // A Kafka Connect worker's properties: the producer's (bootstrap.servers, producer.*), the
-// converters (the connector's own settings win), and the rest, which configure the worker.
+// converters (kept apart: Connect uses them only for a connector that names no converter of its
+// own), and the rest, which configure the worker.
 void add_worker(ConnectorSettings& settings, const std::string& text, const std::string& file_name) {
     static const std::string producer = "producer.";
-    std::vector<Setting> converters;
+    std::vector<Setting> exactly_once;
     for (const auto& p : parse_java_properties(text)) {
         const std::string origin = file_name + ":" + std::to_string(p.line);
         if (p.key == "bootstrap.servers") {
@@ -99,13 +100,15 @@ void add_worker(ConnectorSettings& settings, const std::string& text, const std:
         } else if (starts_with(p.key, producer)) {
             settings.producer.insert(settings.producer.begin(), {p.key.substr(producer.size()), p.value, origin});
         } else if (starts_with(p.key, "key.converter") || starts_with(p.key, "value.converter") ||
-                   starts_with(p.key, "header.converter") || p.key == "exactly.once.source.support") {
-            converters.push_back({p.key, p.value, origin});
+                   starts_with(p.key, "header.converter")) {
+            settings.worker_converters.push_back({p.key, p.value, origin});
+        } else if (p.key == "exactly.once.source.support") {
+            exactly_once.push_back({p.key, p.value, origin});
         } else {
             settings.host.push_back({p.key, p.value, origin});
         }
     }
-    settings.connector.insert(settings.connector.begin(), converters.begin(), converters.end());
+    settings.connector.insert(settings.connector.begin(), exactly_once.begin(), exactly_once.end());
 }
 
 }  // namespace

@@ -91,6 +91,13 @@ MappedProducerProperties map_producer_properties(const std::vector<Setting>& pro
         } else if (key == "ssl.truststore.type" || key == "ssl.keystore.type") {
             if (lower(s.value) != "pem" && lower(s.value) != "pkcs12")
                 skip(s, "librdkafka reads PEM certificates and PKCS#12 keystores, not Java keystores");
+        } else if (key == "ssl.keystore.key" || key == "ssl.keystore.certificate.chain" ||
+                   key == "ssl.truststore.certificates") {
+            const std::string pem_key = key == "ssl.keystore.key"                 ? "ssl.key.pem"
+                                        : key == "ssl.keystore.certificate.chain" ? "ssl.certificate.pem"
+                                                                                  : "ssl.ca.pem";
+            skip(s, "PEM inlined in the setting; librdkafka reads it as " + pem_key + " (give it as ${env:NAME}) or "
+                    "from a file (" + pem_key.substr(0, pem_key.size() - 4) + ".location)");
         } else if (key.rfind("ssl.truststore.", 0) == 0 || key.rfind("ssl.keystore.", 0) == 0) {
             skip(s, "a Java keystore; convert it to PEM (ssl.ca.location, ssl.certificate.location, "
                     "ssl.key.location) or PKCS#12 (ssl.keystore.location)");

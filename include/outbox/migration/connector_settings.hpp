@@ -25,6 +25,9 @@ struct ConnectorSettings {
     std::vector<Setting> connector;  // later entries win over earlier ones with the same key
     std::vector<Setting> producer;
     std::vector<Setting> host;
+    // The worker's key.converter, value.converter and header.converter settings, which Kafka
+    // Connect applies only where the connector names no converter class of its own.
+    std::vector<Setting> worker_converters;
 
     const Setting* find(const std::string& key) const;  // the connector's last entry for `key`
 };

@@ -12,7 +12,10 @@ struct NotImported {
     std::string reason;
 };
 
-// `value`, or **** when `key` names a secret (a password, a secret, a JAAS configuration).
+// `value`, or **** when it is a credential, by what it is: a setting Kafka, Schema Registry's
+// client or Debezium types as a password (under any prefix), anything under sasl., user info
+// (USER:PASSWORD), a token, secret or password, or a value that holds a PEM block, a URL with
+// user:password@, a JSON Web Token or a JAAS login module line, whatever its key.
 std::string masked_value(const std::string& key, const std::string& value);
 
 }  // namespace outbox::migration
