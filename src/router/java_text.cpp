@@ -82,12 +82,28 @@ std::string java_floating_text(Float value) {
     const bool negative = text[0] == '-';
     const auto e = text.find('e');
     std::string digits;
-    for (const char c : text.substr(negative, e - negative))
-        if (c != '.') digits.push_back(c);
     int exponent = 0;  // value = d.ddd × 10^exponent
-    const auto exponent_text = text.substr(e + 1);
-    std::from_chars(exponent_text.data() + (exponent_text[0] == '+'), exponent_text.data() + exponent_text.size(),
-                    exponent);
+    const auto read = [&](std::string_view scientific) {
+        const auto at = scientific.find('e');
+        digits.clear();
+        for (const char c : scientific.substr(negative, at - negative))
+            if (c != '.') digits.push_back(c);
+        const auto exponent_text = scientific.substr(at + 1);
+        std::from_chars(exponent_text.data() + (exponent_text[0] == '+'), exponent_text.data() + exponent_text.size(),
+                        exponent);
+    };
+    read(text);
+    if (digits.size() == 1) {
+        // Where one digit reads back as the value, Java (19 and later) takes the one- or two-digit
+        // decimal nearest to the value: 4.9E-324, not 5.0E-324.
+        char two[64];
+        const auto end = std::to_chars(two, two + sizeof two, value, std::chars_format::scientific, 1).ptr;
+        Float back{};
+        const std::string_view candidate(two, static_cast<std::size_t>(end - two));
+        std::from_chars(candidate.data(), candidate.data() + candidate.size(), back);
+        if (back == value) read(candidate);
+        if (digits.size() == 2 && digits[1] == '0') digits.pop_back();  // the one-digit value itself
+    }
     std::string out = negative ? "-" : "";
     if (exponent >= -3 && exponent < 7) {
         if (exponent < 0) {

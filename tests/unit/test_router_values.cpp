@@ -320,6 +320,12 @@ BOOST_AUTO_TEST_CASE(floats_as_java_writes_them) {
     BOOST_TEST(java_double_text(-0.0) == "-0.0");
     BOOST_TEST(java_double_text(-1.23e-4) == "-1.23E-4");
     BOOST_TEST(java_double_text(1.2345678901234567e19) == "1.2345678901234567E19");
+    // At least two digits, the two nearest the value: the smallest subnormal is 4.9E-324.
+    BOOST_TEST(java_double_text(4.9e-324) == "4.9E-324");
+    BOOST_TEST(java_double_text(1e23) == "1.0E23");
+    BOOST_TEST(java_double_text(2e-323) == "2.0E-323");
+    BOOST_TEST(java_float_text(1.4e-45f) == "1.4E-45");
+    BOOST_TEST(java_float_text(1.17549435e-38f) == "1.1754944E-38");  // Java 17 wrote 1.17549435E-38
     BOOST_TEST(java_float_text(1.5f) == "1.5");
     BOOST_TEST(java_float_text(123456789.0f) == "1.2345679E8");  // Java 17 wrote 1.23456792E8
     BOOST_TEST(header({ValueType::float32}, "NaN") == "NaN");
