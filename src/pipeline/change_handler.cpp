@@ -146,8 +146,11 @@ const ChangeHandler::RelationEntry& ChangeHandler::relation(std::uint32_t relid)
     return found->second;
 }
 
-void ChangeHandler::on_insert(const pgoutput::Insert& insert) {
-    const auto& entry = relation(insert.relid);
+void ChangeHandler::on_insert(const pgoutput::Insert& insert) { on_row(insert.relid, insert.new_tuple, nullptr); }
+
+// An INSERT, or the create of an UPDATE that changed the row's key (`key_change`).
+void ChangeHandler::on_row(std::uint32_t relid, pgoutput::Tuple row, const pgoutput::Update* key_change) {
+    const auto& entry = relation(relid);
     if (!entry.outbox && !entry.bind_error) return;
     if (!open_txn_) throw ProtocolError("pgoutput INSERT outside a transaction");
     if (open_txn_delivered_before_) return;
@@ -155,8 +158,9 @@ void ChangeHandler::on_insert(const pgoutput::Insert& insert) {
     if (handed_over_before()) return;
     sources_[entry.source].received->add();
     try {
-        deliveries_.publish(router_.route_insert(*entry.outbox, insert.new_tuple, open_context_), entry.source, *open_txn_,
-                            open_context_);
+        deliveries_.publish(key_change ? router_.route_key_change(*entry.outbox, *key_change, open_context_)
+                                       : router_.route_insert(*entry.outbox, row, open_context_),
+                            entry.source, *open_txn_, open_context_);
     } catch (const router::InvalidRowError& e) {
         deliveries_.reject(e, entry.source, *open_txn_, open_context_, "", "route",
                            e.id ? HeaderList{{"id", e.id}} : HeaderList{});
@@ -166,6 +170,8 @@ void ChangeHandler::on_insert(const pgoutput::Insert& insert) {
 void ChangeHandler::on_update(const pgoutput::Update& update) {
     const auto& entry = relation(update.relid);
     if (!entry.outbox) return;
+    // Debezium emits a key change as a delete and a create, and its EventRouter routes the create.
+    if (router_.changes_key(*entry.outbox, update)) return on_row(update.relid, update.new_tuple, &update);
     router_.on_update(*entry.outbox, open_context_);  // throws under table.op.invalid.behavior: fatal
     sources_[entry.source].skipped_update->add();
 }

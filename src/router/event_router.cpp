@@ -310,6 +310,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
     row.payload = converted(row, table.payload, kPayloadOption, payload_scratch_);
     row.id = header_value(row, table.id, kIdOption, id_scratch_);
     headers_.clear();
+    if (std::exchange(key_change_, false)) headers_.push_back({"__debezium.oldkey", old_key_});
     if (format_.context_headers) {
         // Debezium's, in its order, before the EventRouter's own.
         headers_.push_back({"__debezium.context.connectorLogicalName", context_values_[0]});
@@ -414,6 +415,64 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         record.value = headers_only_value(row, payload_text);
     }
     return record;
+}
+
+OutboxRecord EventRouter::route_key_change(const OutboxTable& table, pgoutput::Tuple old_key, pgoutput::Tuple row,
+                                           const TransactionContext& txn) {
+    old_key_ = old_key_header(table, old_key);
+    key_change_ = true;
+    try {
+        return route(table, row, txn);
+    } catch (...) {
+        key_change_ = false;
+        throw;
+    }
+}
+
+// Debezium's record key (a Struct of the key columns) as header.converter writes it:
+// SimpleHeaderConverter as Kafka's Values text ({"id":"..."}: strings quoted with only " and \
+// escaped, bytes as quoted Base64), JsonConverter as JSON, with schemas the key's struct schema
+// named <topic.prefix>.<schema>.<table>.Key.
+std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const {
+    const bool json = format_.header == config::Converter::json;
+    std::string payload = "{";
+    std::string fields;
+    for (const auto& column : table.key_columns) {
+        if (payload.size() > 1) payload += ',';
+        append_json_string(payload, column.name);
+        payload += ':';
+        const auto& value = column.index < old_key.size() ? old_key[column.index] : pgoutput::ColumnValue{};
+        if (value.kind != pgoutput::ValueKind::text) {
+            payload += "null";
+        } else if (json) {
+            values_.append_json(payload, column.type, value.data);
+        } else {
+            std::string as_json, scratch;
+            values_.append_json(as_json, column.type, value.data);
+            const auto text = values_.header_text(column.type, value.data, scratch);
+            if (as_json.empty() || as_json[0] != '"') {
+                payload += text;
+            } else {
+                payload += '"';
+                for (const char c : text) {
+                    if (c == '"' || c == '\\') payload += '\\';
+                    payload += c;
+                }
+                payload += '"';
+            }
+        }
+        if (!fields.empty()) fields += ',';
+        append_connect_schema(fields, column.type, format_.modes, false, std::nullopt);
+        fields.pop_back();
+        fields += ",\"field\":";
+        append_json_string(fields, column.name);
+        fields += '}';
+    }
+    payload += '}';
+    if (!format_.header_schemas) return payload;
+    std::string schema = "{\"type\":\"struct\",\"fields\":[" + fields + "],\"optional\":false,\"name\":";
+    append_json_string(schema, format_.topic_prefix + "." + table.name.schema + "." + table.name.name + ".Key");
+    return "{\"schema\":" + schema + "},\"payload\":" + payload + "}";
 }
 
 }  // namespace outbox::router

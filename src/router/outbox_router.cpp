@@ -118,6 +118,25 @@ void OutboxRouter::on_update(const BoundTable& table, const TransactionContext& 
     }
 }
 
+bool OutboxRouter::changes_key(const BoundTable& table, const pgoutput::Update& update) const {
+    if (update.old_tuple_kind != 'K') return false;  // 'O' (REPLICA IDENTITY FULL) flags every column
+    const auto& bound = static_cast<const BoundOutboxTable&>(table);
+    for (const auto& column : bound.table().key_columns) {
+        if (column.index >= update.old_tuple.size() || column.index >= update.new_tuple.size()) return false;
+        const auto& before = update.old_tuple[column.index];
+        const auto& after = update.new_tuple[column.index];
+        if (after.kind == pgoutput::ValueKind::unchanged_toast) continue;
+        if (before.kind != after.kind || before.data != after.data) return true;
+    }
+    return false;
+}
+
+OutboxRecord OutboxRouter::route_key_change(const BoundTable& table, const pgoutput::Update& update,
+                                            const TransactionContext& txn) {
+    const auto& bound = static_cast<const BoundOutboxTable&>(table);
+    return bound.router().route_key_change(bound.table(), update.old_tuple, update.new_tuple, txn);
+}
+
 bool OutboxRouter::watches_prefix(std::string_view prefix) const { return impl_->message_source(prefix) != nullptr; }
 
 OutboxRecord OutboxRouter::route_message(const pgoutput::LogicalMessage& message, const TransactionContext& txn) {

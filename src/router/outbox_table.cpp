@@ -89,6 +89,11 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
                 std::string("is ") + value_type_name(bound->type) + ", not an integer, so it cannot be a partition"};
         table.additional.push_back(bound);
     }
+    table.key_columns.clear();
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        if (columns[i].flags & 1)
+            table.key_columns.push_back(
+                {std::string(columns[i].name), i, {value_type(columns[i].type_oid), columns[i].type_modifier, columns[i].type_oid}});
     return std::nullopt;
 }
 

@@ -400,6 +400,65 @@ const std::vector<Case>& cases() {
          {"INSERT INTO bytes_value.outbox VALUES ('b1', 'x', 'k1', '\\x00ff10fb', 'Stored'), "
           "('b2', 'x', 'k2', '\\x', 'Stored'), ('b3', 'x', 'k3', NULL, 'Stored')"},
          {{"sbs.bytes_value", 3}}},
+        // Characters outside the Basic Multilingual Plane: Jackson escapes them as UTF-16
+        // surrogate pairs in JSON keys, values, headers and expanded payloads; raw UTF-8 in
+        // SimpleHeaderConverter's headers.
+        {"unicode_json", "id text, aggregatetype text, aggregateid text, payload jsonb, note text",
+         {{"table.fields.additional.placement", "note:header, note:envelope"},
+          {"route.topic.replacement", "sbs.unicode_json"}},
+         Connector::json,
+         {"INSERT INTO unicode_json.outbox VALUES ('u1', 'x', 'k\U0001F600', '{\"s\": \"\U0001F600\", "
+          "\"\U00010348\": \"\u00e9\u2028\"}', 'n\U0001F600\U0010FFFF')"},
+         {{"sbs.unicode_json", 1}}},
+        {"unicode_schemas", "id text, aggregatetype text, aggregateid text, payload jsonb, note text",
+         {{"table.expand.json.payload", "true"},
+          {"table.fields.additional.placement", "note:header"},
+          {"route.topic.replacement", "sbs.unicode_schemas"}},
+         Connector::json_schemas,
+         {"INSERT INTO unicode_schemas.outbox VALUES ('u1', 'x', 'k\U0001F600', '{\"s\": \"\U0001F600\", "
+          "\"\U00010348\": [\"\U0001F601\"]}', 'n\U0001F600')"},
+         {{"sbs.unicode_schemas", 1}}},
+        // Arrays as Debezium's JsonSchemaData sees them: nulls skipped for the schema and kept,
+        // only nulls (or an empty array first) no schema, so the payload stays a string.
+        {"expand_arrays", "id text, aggregatetype text, aggregateid text, payload jsonb",
+         {{"table.expand.json.payload", "true"}, {"route.topic.replacement", "sbs.expand_arrays"}},
+         Connector::json,
+         {"INSERT INTO expand_arrays.outbox VALUES ('a1', 'x', 'k1', '{\"allnull\": [null], \"x\": 1}'), "
+          "('a2', 'x', 'k2', '{\"n\": [null, 2]}'), ('a3', 'x', 'k3', '{\"nested\": [[], [1]]}'), "
+          "('a4', 'x', 'k4', '{\"nested\": [[1, null], [], null], \"o\": [{\"x\": 1}, {\"x\": 2}]}'), "
+          "('a5', 'x', 'k5', '{\"s\": \"\U0001F600\"}')"},
+         {{"sbs.expand_arrays", 5}}},
+        {"schemas_arrays", "id text, aggregatetype text, aggregateid text, payload jsonb",
+         {{"table.expand.json.payload", "true"}, {"route.topic.replacement", "sbs.schemas_arrays"}},
+         Connector::json_schemas,
+         {"INSERT INTO schemas_arrays.outbox VALUES ('a1', 'x', 'k1', '{\"n\": [null, 2]}'), "
+          "('a2', 'x', 'k2', '{\"allnull\": [null], \"x\": 1}'), "
+          "('a3', 'x', 'k3', '{\"o\": [{\"x\": 1, \"y\": null}, {\"x\": 2, \"y\": \"b\"}]}'), "
+          "('a4', 'x', 'k4', '{\"m\": [1, 9000000000]}')"},
+         {{"sbs.schemas_arrays", 4}}},
+        // An UPDATE of the primary key: Debezium emits a delete and a create, and the EventRouter
+        // routes the create, with the old key first as header __debezium.oldkey.
+        {"pk_update", "id uuid PRIMARY KEY, aggregatetype text, aggregateid text, payload jsonb, type text",
+         {{"table.fields.additional.placement", "type:header:eventType"}, {"route.topic.replacement", "sbs.pk_update"}},
+         Connector::string,
+         {"INSERT INTO pk_update.outbox VALUES ('4d47e190-0402-4048-bc2c-89dd54343cdc', 'x', 'k1', '{}', 'Created')",
+          "UPDATE pk_update.outbox SET id = '5e58f2a1-0402-4048-bc2c-89dd54343cdc', type = 'Moved'",
+          "UPDATE pk_update.outbox SET type = 'Changed'"},
+         {{"sbs.pk_update", 2}}},
+        {"pk_update_schemas", "id text NOT NULL PRIMARY KEY, aggregatetype text NOT NULL, aggregateid text NOT NULL, "
+                              "payload jsonb",
+         {{"route.topic.replacement", "sbs.pk_update_schemas"}},
+         Connector::json_schemas,
+         {"INSERT INTO pk_update_schemas.outbox VALUES ('a\"1', 'x', 'k1', '{}')",
+          "UPDATE pk_update_schemas.outbox SET id = 'a2'"},
+         {{"sbs.pk_update_schemas", 2}}},
+        // decimal.handling.mode double past a double's range: BigDecimal.doubleValue().
+        {"double_range", kBase + ", n numeric",
+         {{"table.fields.additional.placement", "n:header"}, {"route.topic.replacement", "sbs.double_range"}},
+         Connector::string_modes,
+         {"INSERT INTO double_range.outbox VALUES ('d1', 'x', 'k1', 'p', 1e400), ('d2', 'x', 'k2', 'p', -1e400), "
+          "('d3', 'x', 'k3', 'p', 1e-400), ('d4', 'x', 'k4', 'p', -1e-400)"},
+         {{"sbs.double_range", 4}}},
         // Known difference: Debezium's expansion gives up on an array mixing types and keeps the
         // string (a JSON string literal under JsonConverter); the router expands it.
         {"expand_mixed", "id text, aggregatetype text, aggregateid text, payload jsonb",

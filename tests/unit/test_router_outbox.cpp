@@ -260,3 +260,54 @@ BOOST_AUTO_TEST_CASE(message_fields_of_the_wrong_kind_are_invalid_rows) {
                         "field \"shard\" (outbox.table.fields.additional.placement), transaction committing at LSN "
                         "0/16B3748: there is no such field and table.field.additional.missing is error"));
 }
+
+// Debezium emits an UPDATE that changes the primary key as a delete and a create; the EventRouter
+// drops the delete and routes the create, whose first header __debezium.oldkey is the old key.
+BOOST_AUTO_TEST_CASE(a_primary_key_change_routes_the_new_row_with_the_old_key_first) {
+    auto columns = debezium_columns();
+    columns[0].flags = 1;  // id: the primary key, as RELATION flags it
+    const pgoutput::Relation relation{1, "public", "outbox", 'd', columns};
+    const pgoutput::ColumnValue old_key[] = {text("4d47e190-0402-4048-bc2c-89dd54343cdc"), null(), null(), null(), null()};
+    const pgoutput::ColumnValue new_row[] = {text("5e58f2a1-0402-4048-bc2c-89dd54343cdc"), text("Order"), text("k-1"),
+                                             text("Created"), text("{\"a\": 1}")};
+    const pgoutput::Update change{1, 'K', old_key, new_row};
+    {
+        const auto config = config_with("  route.by.field: aggregatetype\n");
+        OutboxRouter router(config);
+        const auto table = router.bind(relation);
+        BOOST_TEST(router.changes_key(*table, change));
+        const auto record = router.route_key_change(*table, change, kTxn);
+        BOOST_TEST(record.topic == "outbox.event.Order");
+        BOOST_TEST(record.key.value() == "k-1");
+        BOOST_REQUIRE(record.headers.size() == 2u);
+        BOOST_TEST(record.headers[0].name == "__debezium.oldkey");
+        BOOST_TEST(record.headers[0].value.value() == R"({"id":"4d47e190-0402-4048-bc2c-89dd54343cdc"})");
+        BOOST_TEST(record.headers[1].name == "id");
+        BOOST_TEST(record.headers[1].value.value() == "5e58f2a1-0402-4048-bc2c-89dd54343cdc");
+        // The next insert carries no old key.
+        BOOST_TEST(router.route_insert(*table, new_row, kTxn).headers.size() == 1u);
+
+        // The same key ('K' also comes with a toasted key), or a whole old row (REPLICA IDENTITY
+        // FULL flags every column), is an ordinary UPDATE.
+        const pgoutput::ColumnValue same_key[] = {new_row[0], null(), null(), null(), null()};
+        BOOST_TEST(!router.changes_key(*table, pgoutput::Update{1, 'K', same_key, new_row}));
+        BOOST_TEST(!router.changes_key(*table, pgoutput::Update{1, 'O', old_key, new_row}));
+        BOOST_TEST(!router.changes_key(*table, pgoutput::Update{1, 0, {}, new_row}));
+    }
+    // Debezium's context headers come after it; JsonConverter headers write it as JSON, with
+    // schemas the key's struct schema.
+    const auto config = config::parse_config(
+        "postgres:\n  conninfo: dbname=app\nkafka: {bootstrap.servers: \"k:9092\"}\n"
+        "extended.headers.enabled: true\ntopic.prefix: dbz\n"
+        "header.converter: org.apache.kafka.connect.json.JsonConverter\nheader.converter.schemas.enable: true\n",
+        "router.yaml");
+    OutboxRouter router(config);
+    const auto record = router.route_key_change(*router.bind(relation), change, kTxn);
+    BOOST_REQUIRE(record.headers.size() == 6u);
+    BOOST_TEST(record.headers[0].name == "__debezium.oldkey");
+    BOOST_TEST(record.headers[0].value.value() ==
+               R"({"schema":{"type":"struct","fields":[{"type":"string","optional":false,"name":"io.debezium.data.Uuid",)"
+               R"("version":1,"field":"id"}],"optional":false,"name":"dbz.public.outbox.Key"},)"
+               R"("payload":{"id":"4d47e190-0402-4048-bc2c-89dd54343cdc"}})");
+    BOOST_TEST(record.headers[1].name == "__debezium.context.connectorLogicalName");
+}

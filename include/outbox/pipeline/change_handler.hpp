@@ -64,6 +64,7 @@ private:
     void on_relation(const pgoutput::Relation& relation);
     void on_insert(const pgoutput::Insert& insert);
     void on_update(const pgoutput::Update& update);
+    void on_row(std::uint32_t relid, pgoutput::Tuple row, const pgoutput::Update* key_change);
     void on_message(const pgoutput::LogicalMessage& message);
     const RelationEntry& relation(std::uint32_t relid) const;
     Lsn delivered_position() const;

@@ -35,6 +35,11 @@ public:
     // Throws InvalidRowError naming the source, column, commit LSN and cause when it cannot be
     // routed. The record's views stay valid until the next call.
     OutboxRecord route(const OutboxTable& table, pgoutput::Tuple row, const TransactionContext& txn);
+    // An UPDATE that changed the row's key, which Debezium emits as a delete and a create: the
+    // create, routed as an insert of the new row, with the old key first as header
+    // __debezium.oldkey.
+    OutboxRecord route_key_change(const OutboxTable& table, pgoutput::Tuple old_key, pgoutput::Tuple row,
+                                  const TransactionContext& txn);
 
 private:
     struct Row;
@@ -57,6 +62,7 @@ private:
     void append_with_schema(std::string& out, const Row& row, const BoundColumn& column, std::string_view option,
                             std::optional<std::string_view> text) const;
     std::string_view envelope_schema(const Row& row, std::string_view route_by);
+    std::string old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const;
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
@@ -81,6 +87,8 @@ private:
     const std::array<std::string, 4> context_values_;  // Debezium's context headers, as header.converter writes them
     std::vector<KafkaHeader> headers_;
     std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
+    std::string old_key_;                // route_key_change's header value
+    bool key_change_ = false;
 
 };
 

@@ -78,6 +78,13 @@ public:
     // throws DefiniteError under `fatal`.
     void on_update(const BoundTable& table, const TransactionContext& txn);
 
+    // Whether an UPDATE changed the row's replica identity key (pgoutput sends the old key, 'K',
+    // then): Debezium emits it as a delete and a create, and routes the create.
+    bool changes_key(const BoundTable& table, const pgoutput::Update& update) const;
+    // Such an UPDATE's create: the new row routed as an insert, with the old key first as header
+    // __debezium.oldkey. Throws InvalidRowError as route_insert.
+    OutboxRecord route_key_change(const BoundTable& table, const pgoutput::Update& update, const TransactionContext& txn);
+
     // Whether a logical decoding message with this prefix is an outbox event.
     bool watches_prefix(std::string_view prefix) const;
 

@@ -46,6 +46,14 @@ struct OutboxTable {
     std::optional<BoundColumn> schema_version;   // table.field.event.schema.version
     // One per settings.additional_fields item, in the same order; nullopt: the row has no such column.
     std::vector<std::optional<BoundColumn>> additional;
+    // The replica identity key's columns (the primary key, for REPLICA IDENTITY DEFAULT), as
+    // RELATION flags them: Debezium's record key, whose change makes an UPDATE a delete and a create.
+    struct KeyColumn {
+        std::string name;
+        std::size_t index = 0;
+        ColumnType type;
+    };
+    std::vector<KeyColumn> key_columns;
 
     static OutboxTable for_table(const config::TableName& name);
     static OutboxTable for_message_prefix(std::string_view prefix);
