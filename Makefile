@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration faults demo bench sanitize fuzz fuzz-build clean
+.PHONY: all deps build test unit integration faults demo bench sanitize fuzz fuzz-build parity-fuzz clean
 
 all: build
 
@@ -54,6 +54,15 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	cd build-fuzz && OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -j $(JOBS) --timeout $$(($(FUZZ_SECONDS) + 300))
+
+# The differential fuzzer against Debezium (tests/parity/test_parity_fuzz.cpp) for SEEDS cases
+# from FIRST_SEED, ROWS rows each; `make test` runs a small fixed budget of it.
+SEEDS ?= 40
+FIRST_SEED ?= 1
+ROWS ?= 12
+parity-fuzz: build
+	cd $(BUILD_DIR) && OUTBOX_PARITY_FUZZ_SEEDS=$(SEEDS) OUTBOX_PARITY_FUZZ_FIRST_SEED=$(FIRST_SEED) \
+		OUTBOX_PARITY_FUZZ_ROWS=$(ROWS) tests/parity_test_parity_fuzz --log_level=message
 
 clean:
 	rm -rf $(BUILD_DIR) build-sanitize build-fuzz .demo

@@ -1,0 +1,404 @@
+#include "parity_generator.hpp"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+namespace outbox::test {
+namespace {
+
+using Rng = std::mt19937_64;
+
+int uniform(Rng& rng, int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); }
+bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+template <typename T>
+const T& pick(Rng& rng, const std::vector<T>& items) {
+    return items[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(items.size()) - 1))];
+}
+
+const std::string kString = "org.apache.kafka.connect.storage.StringConverter";
+const std::string kJson = "org.apache.kafka.connect.json.JsonConverter";
+const std::string kSimpleHeader = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
+
+// Text across Unicode planes, with quotes, backslashes and control characters (never NUL, which
+// PostgreSQL's text cannot hold, nor $, which closes the dollar quote).
+std::string random_text(Rng& rng, int max_pieces) {
+    static const std::vector<std::string> pieces = {
+        "a", "Z", "0", " ", "\"", "\\", "'", "\t", "\n", "\r", "\x01", "\x1f", "\x7f", "/", "<", "&",
+        "\xc3\xa9",          // é
+        "\xe2\x9c\x93",      // ✓
+        "\xe2\x80\xa8",      // U+2028
+        "\xef\xbf\xbd",      // U+FFFD
+        "\xf0\x9f\x98\x80",  // U+1F600
+        "\xf0\x90\x8d\x88",  // U+10348
+        "\xf4\x8f\xbf\xbf",  // U+10FFFF
+        "ab", "x-y", "\xe4\xb8\xad"};
+    std::string text;
+    const int n = uniform(rng, 0, max_pieces);
+    for (int i = 0; i < n; ++i) text += pick(rng, pieces);
+    return text;
+}
+
+std::string dollar_quoted(const std::string& text) { return "$q$" + text + "$q$"; }
+
+// A JSON string literal of `text` (jsonb refuses \u0000, which random_text never makes).
+std::string json_literal(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20) {
+            char escape[8];
+            std::snprintf(escape, sizeof escape, "\\u%04x", u);
+            out += escape;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string random_json_number(Rng& rng) {
+    static const std::vector<std::string> numbers = {
+        "0", "1", "-1", "42", "2147483647", "-2147483648", "2147483648", "-2147483649", "9223372036854775807",
+        "-9223372036854775808", "9000000000", "1.5", "-2.25", "0.1", "1e20", "1.0E-7", "123.456", "1e308",
+        "4.9e-324", "2.5e-3", "12.50", "100000000000000000000", "0.000001"};
+    return pick(rng, numbers);
+}
+
+std::string random_json(Rng& rng, int depth);
+
+std::string random_json_array(Rng& rng, int depth) {
+    std::string out = "[";
+    const int shape = uniform(rng, 0, 7);
+    const int n = uniform(rng, 0, 4);
+    for (int i = 0; i < n; ++i) {
+        if (i) out += ", ";
+        switch (shape) {
+            case 0: out += std::to_string(uniform(rng, -5, 5)); break;                       // ints
+            case 1: out += chance(rng, 0.3) ? "null" : std::to_string(uniform(rng, 0, 9)); break;  // ints and nulls
+            case 2: out += "null"; break;                                                    // only nulls
+            case 3: out += json_literal(random_text(rng, 3)); break;                         // strings
+            case 4: out += random_json(rng, depth + 1); break;                               // anything (mixed)
+            case 5: {                                                                        // objects, shapes vary
+                out += "{";
+                const int fields = uniform(rng, 0, 2);
+                for (int f = 0; f < fields; ++f)
+                    out += std::string(f ? ", " : "") + json_literal(std::string(1, static_cast<char>('a' + uniform(rng, 0, 3)))) +
+                           ": " + (chance(rng, 0.2) ? "null" : std::to_string(uniform(rng, 0, 9)));
+                out += "}";
+                break;
+            }
+            case 6: out += chance(rng, 0.2) ? "[]" : "[" + std::to_string(uniform(rng, 0, 9)) + "]"; break;  // arrays
+            default: out += random_json_number(rng); break;
+        }
+    }
+    return out + "]";
+}
+
+std::string random_json(Rng& rng, int depth) {
+    const int kind = depth >= 3 ? uniform(rng, 0, 4) : uniform(rng, 0, 7);
+    switch (kind) {
+        case 0: return json_literal(random_text(rng, 4));
+        case 1: return random_json_number(rng);
+        case 2: return chance(rng, 0.5) ? "true" : "false";
+        case 3: return "null";
+        case 4: return std::to_string(uniform(rng, -1000, 1000));
+        case 5:
+        case 6: {
+            std::string out = "{";
+            const int n = uniform(rng, 0, 4);
+            for (int i = 0; i < n; ++i)
+                out += std::string(i ? ", " : "") + json_literal("k" + std::to_string(i) + random_text(rng, 1)) + ": " +
+                       random_json(rng, depth + 1);
+            return out + "}";
+        }
+        default: return random_json_array(rng, depth);
+    }
+}
+
+std::string random_uuid(Rng& rng) {
+    char text[37];
+    std::snprintf(text, sizeof text, "%08x-%04x-4%03x-8%03x-%012" PRIx64, static_cast<unsigned>(rng()),
+                  static_cast<unsigned>(rng() & 0xffff), static_cast<unsigned>(rng() & 0xfff),
+                  static_cast<unsigned>(rng() & 0xfff), static_cast<std::uint64_t>(rng() & 0xffffffffffffULL));
+    return text;
+}
+
+// A column type and its values, as SQL literals, fitting the connector's modes.
+struct ColumnType {
+    std::string sql;
+    std::function<std::string(Rng&, const FuzzConnector&)> literal;
+    bool key = true;  // usable as the record key (its StringConverter text is Debezium's)
+};
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+std::string random_date(Rng& rng, const FuzzConnector& c) {
+    if (c.time_mode != "connect" && chance(rng, 0.1)) return quoted(pick(rng, std::vector<std::string>{"0044-03-15 BC", "9999-12-31", "0001-01-01"}));
+    char text[16];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02d", uniform(rng, 1900, 2100), uniform(rng, 1, 12), uniform(rng, 1, 28));
+    return text;
+}
+
+std::string random_time(Rng& rng) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%02d:%02d:%02d.%06d", uniform(rng, 0, 23), uniform(rng, 0, 59), uniform(rng, 0, 59),
+                  uniform(rng, 0, 999999));
+    return text;
+}
+
+const std::vector<ColumnType>& column_types() {
+    static const std::vector<ColumnType> types = {
+        {"smallint", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"0", "-32768", "32767", std::to_string(uniform(r, -999, 999))}));
+         }},
+        {"integer", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"0", "-2147483648", "2147483647", std::to_string(uniform(r, -99999, 99999))}));
+         }},
+        {"bigint", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"-9223372036854775808", "9223372036854775807", "9000000000",
+                                                            std::to_string(static_cast<std::int64_t>(r()))}));
+         }},
+        {"boolean", [](Rng& r, const FuzzConnector&) { return quoted(chance(r, 0.5) ? "true" : "false"); }},
+        {"real", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"1.5", "-0", "3.4028235e38", "1.17549435e-38", "1e-45", "0.1",
+                                                            "123456.79", "NaN", "Infinity", "-Infinity", "16777217"}));
+         }, false},
+        {"double precision", [](Rng& r, const FuzzConnector&) {
+             double random = 0;
+             std::uint64_t bits = r();
+             std::memcpy(&random, &bits, sizeof random);
+             char text[40];
+             std::snprintf(text, sizeof text, "%.17g", random);
+             std::string value = std::isfinite(random) ? text : "1e300";
+             return quoted(pick(r, std::vector<std::string>{"0.1", "1e-300", "1.7976931348623157e308", "4.9e-324", "2.0e-3",
+                                                            "1e23", "9007199254740993", "-2.5", "NaN", "-Infinity", value,
+                                                            value, "1e7", "1e-3", "0.001", "9999999"}));
+         }, false},
+        {"numeric", [](Rng& r, const FuzzConnector& c) {
+             std::vector<std::string> values = {"0", "12.50", "-0.00012", "1000.000", "123456789012345678901234567890.5",
+                                                "1e400", "-1e-400", "0.000000001", std::to_string(uniform(r, -99999, 99999)) + "." +
+                                                                                   std::to_string(uniform(r, 0, 999))};
+             if (c.decimal_mode != "precise") values.insert(values.end(), {"NaN", "Infinity", "-Infinity"});
+             return quoted(pick(r, values));
+         }, false},
+        {"numeric(10,2)", [](Rng& r, const FuzzConnector&) {
+             return quoted(std::to_string(uniform(r, -99999999, 99999999)) + "." + std::to_string(uniform(r, 10, 99)));
+         }},
+        {"text", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_text(r, 6)); }},
+        {"varchar(20)", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_text(r, 4)); }},
+        {"uuid", [](Rng& r, const FuzzConnector&) { return quoted(random_uuid(r)); }},
+        {"date", [](Rng& r, const FuzzConnector& c) {
+             const std::string d = random_date(r, c);
+             return d[0] == '\'' ? d : quoted(d);
+         }, false},
+        {"time", [](Rng& r, const FuzzConnector&) { return quoted(chance(r, 0.1) ? "24:00:00" : random_time(r)); }, false},
+        {"time(3)", [](Rng& r, const FuzzConnector&) { return quoted(random_time(r)); }, false},
+        {"timetz", [](Rng& r, const FuzzConnector&) {
+             return quoted(random_time(r) + pick(r, std::vector<std::string>{"+00", "+05:30", "-03:30", "+14"}));
+         }, false},
+        {"timestamp", [](Rng& r, const FuzzConnector& c) {
+             if (c.time_mode != "connect" && chance(r, 0.1)) return quoted(pick(r, std::vector<std::string>{"infinity", "-infinity"}));
+             const std::string d = random_date(r, c);
+             return quoted((d[0] == '\'' ? d.substr(1, d.size() - 2) : d) + " " + random_time(r));
+         }, false},
+        {"timestamp(3)", [](Rng& r, const FuzzConnector& c) {
+             const std::string d = random_date(r, c);
+             return quoted((d[0] == '\'' ? d.substr(1, d.size() - 2) : d) + " " + random_time(r));
+         }, false},
+        {"timestamptz", [](Rng& r, const FuzzConnector& c) {
+             if (chance(r, 0.1)) return quoted(pick(r, std::vector<std::string>{"infinity", "-infinity"}));
+             const std::string d = random_date(r, c);
+             return quoted((d[0] == '\'' ? d.substr(1, d.size() - 2) : d) + " " + random_time(r) + "+02");
+         }, false},
+        {"timestamptz(0)", [](Rng& r, const FuzzConnector& c) {
+             std::string d = random_date(r, c);
+             if (d[0] == '\'') d = d.substr(1, d.size() - 2);
+             return quoted(d + " " + random_time(r) + "-05");
+         }, false},
+        {"interval", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"1 year 2 mons 3 days 04:05:06.78", "-1 days -02:00:00", "0",
+                                                            std::to_string(uniform(r, -500, 500)) + " days " + random_time(r)}));
+         }, false},
+        {"bytea", [](Rng& r, const FuzzConnector&) {
+             std::string hex = "'\\x";
+             const int n = uniform(r, 0, 6);
+             for (int i = 0; i < n; ++i) {
+                 char byte[3];
+                 std::snprintf(byte, sizeof byte, "%02x", uniform(r, 0, 255));
+                 hex += byte;
+             }
+             return hex + "'";
+         }, false},
+        {"jsonb", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_json(r, 2)); }, false},
+    };
+    return types;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> FuzzConnector::connect_properties() const {
+    std::map<std::string, std::string> p = {
+        {"key.converter", key_converter},     {"value.converter", value_converter},
+        {"header.converter", header_converter}, {"time.precision.mode", time_mode},
+        {"decimal.handling.mode", decimal_mode}, {"binary.handling.mode", binary_mode},
+        {"extended.headers.enabled", context_headers ? "true" : "false"},
+        // A record Debezium's task fails on is skipped (and reported missing), not the end of the run.
+        {"errors.tolerance", "all"}};
+    if (key_converter == kJson) p["key.converter.schemas.enable"] = key_schemas ? "true" : "false";
+    if (value_converter == kJson) p["value.converter.schemas.enable"] = value_schemas ? "true" : "false";
+    if (header_converter == kJson) p["header.converter.schemas.enable"] = header_schemas ? "true" : "false";
+    return p;
+}
+
+std::string FuzzConnector::router_yaml() const {
+    std::string yaml = "key.converter: " + key_converter + "\nvalue.converter: " + value_converter + "\n";
+    if (header_converter == kJson) yaml += "header.converter: " + header_converter + "\n";
+    if (key_converter == kJson) yaml += std::string("key.converter.schemas.enable: ") + (key_schemas ? "true" : "false") + "\n";
+    if (value_converter == kJson)
+        yaml += std::string("value.converter.schemas.enable: ") + (value_schemas ? "true" : "false") + "\n";
+    if (header_converter == kJson)
+        yaml += std::string("header.converter.schemas.enable: ") + (header_schemas ? "true" : "false") + "\n";
+    yaml += "time.precision.mode: " + time_mode + "\ndecimal.handling.mode: " + decimal_mode +
+            "\nbinary.handling.mode: " + binary_mode + "\ntopic.prefix: " + name + "\n";
+    yaml += std::string("extended.headers.enabled: ") + (context_headers ? "true" : "false") + "\n";
+    yaml += "errors.tolerance: all\n";
+    return yaml;
+}
+
+std::string FuzzConnector::describe() const {
+    const auto short_name = [](const std::string& c) { return c.substr(c.rfind('.') + 1); };
+    return name + ": key " + short_name(key_converter) + (key_schemas ? "+schemas" : "") + ", value " +
+           short_name(value_converter) + (value_schemas ? "+schemas" : "") + ", headers " + short_name(header_converter) +
+           (header_schemas ? "+schemas" : "") + ", " + time_mode + "/" + decimal_mode + "/" + binary_mode +
+           (context_headers ? ", context headers" : "");
+}
+
+std::string FuzzCase::describe() const {
+    std::string text = "seed " + std::to_string(seed) + " (" + columns + ")";
+    for (const auto& [option, value] : options) text += " " + option + "=" + value;
+    return text;
+}
+
+FuzzConnector generate_connector(std::uint64_t seed, const std::string& name) {
+    Rng rng(seed * 7919 + 17);
+    FuzzConnector c;
+    c.name = name;
+    const int key = uniform(rng, 0, 2), value = uniform(rng, 0, 2), header = uniform(rng, 0, 2);
+    c.key_converter = key == 0 ? kString : kJson;
+    c.key_schemas = key == 2;
+    c.value_converter = value == 0 ? kString : kJson;
+    c.value_schemas = value == 2;
+    c.header_converter = header == 0 ? kSimpleHeader : kJson;
+    c.header_schemas = header == 2;
+    c.time_mode = pick(rng, std::vector<std::string>{"adaptive", "adaptive_time_microseconds", "connect", "isostring"});
+    c.decimal_mode = pick(rng, std::vector<std::string>{"precise", "double", "string"});
+    c.binary_mode = pick(rng, std::vector<std::string>{"bytes", "base64", "base64-url-safe", "hex"});
+    c.context_headers = chance(rng, 0.5);
+    return c;
+}
+
+FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
+    Rng rng(static_cast<std::uint64_t>(seed) * 104729 + 3);
+    FuzzCase fc;
+    fc.seed = seed;
+    fc.schema = "fz" + std::to_string(seed);
+    fc.topic = "fz." + std::to_string(seed);
+    const bool string_values = connector.value_converter == kString;
+    const bool pk_updates = chance(rng, 0.3);
+    const bool uuid_id = chance(rng, 0.5);
+    const bool jsonb_payload = chance(rng, 0.75);
+    const bool expand = chance(rng, 0.5);
+    const bool tombstones = chance(rng, 0.2);
+
+    struct Extra {
+        std::string name;
+        const ColumnType* type;
+        bool not_null;
+    };
+    std::vector<Extra> extras;
+    const int n_extra = uniform(rng, 0, 5);
+    for (int i = 0; i < n_extra; ++i) {
+        const ColumnType& type = pick(rng, column_types());
+        // A bytea or scale-less numeric as a Struct field under StringConverter: Debezium writes a
+        // Java object's identity there (documented), so such a table keeps them out of envelopes.
+        extras.push_back({"c" + std::to_string(i), &type, chance(rng, 0.3)});
+    }
+    const bool shard = chance(rng, 0.25);
+    fc.columns = std::string("id ") + (uuid_id ? "uuid" : "text") + (pk_updates ? " PRIMARY KEY" : " NOT NULL") +
+                 ", aggregatetype text NOT NULL, aggregateid text NOT NULL, payload " + (jsonb_payload ? "jsonb" : "text");
+    for (const auto& e : extras) fc.columns += ", " + e.name + " " + e.type->sql + (e.not_null ? " NOT NULL" : "");
+    if (shard) fc.columns += ", shard integer";
+
+    fc.options.push_back({"route.topic.replacement", fc.topic});
+    std::string placements;
+    const auto place = [&](const std::string& item) { placements += (placements.empty() ? "" : ", ") + item; };
+    std::vector<std::string> key_candidates;
+    for (const auto& e : extras) {
+        if (e.type->key && e.not_null) key_candidates.push_back(e.name);
+        const bool identity_text = string_values && (e.type->sql == "bytea" || e.type->sql == "numeric");
+        const int where = uniform(rng, 0, 3);
+        if (where == 1 || where == 3) place(e.name + ":header" + (chance(rng, 0.3) ? ":h_" + e.name : ""));
+        if ((where == 2 || where == 3) && !identity_text) place(e.name + ":envelope" + (chance(rng, 0.3) ? ":e_" + e.name : ""));
+    }
+    if (shard) place("shard:partition");
+    const bool missing = chance(rng, 0.1);
+    if (missing) place("nosuchcolumn:header");
+    if (!placements.empty()) fc.options.push_back({"table.fields.additional.placement", placements});
+    if (missing) fc.options.push_back({"table.field.additional.missing", "ignore"});
+    if (!key_candidates.empty() && chance(rng, 0.4)) fc.options.push_back({"table.field.event.key", pick(rng, key_candidates)});
+    if (expand) {
+        fc.options.push_back({"table.expand.json.payload", "true"});
+        if (chance(rng, 0.3)) fc.options.push_back({"table.json.payload.null.behavior", "optional_bytes"});
+    }
+    if (tombstones) fc.options.push_back({"route.tombstone.on.empty.payload", "true"});
+
+    std::vector<std::string> ids;
+    std::string statement;
+    for (int r = 0; r < rows; ++r) {
+        const std::string id = uuid_id ? random_uuid(rng) : "r" + std::to_string(seed) + "_" + std::to_string(r);
+        ids.push_back(id);
+        std::string payload;
+        if (tombstones && chance(rng, 0.2)) {
+            payload = jsonb_payload ? "NULL" : pick(rng, std::vector<std::string>{"NULL", "''", "$q$ \t $q$"});
+        } else if (jsonb_payload || chance(rng, 0.6)) {
+            // Expansion of a top-level array fails Debezium's task: rarely, to see both sides' handling.
+            payload = dollar_quoted(chance(rng, 0.08) ? random_json_array(rng, 1) : "{" + [&] {
+                std::string fields;
+                const int n = uniform(rng, 0, 5);
+                for (int i = 0; i < n; ++i)
+                    fields += std::string(i ? ", " : "") + json_literal("f" + std::to_string(i) + random_text(rng, 1)) +
+                              ": " + random_json(rng, 1);
+                return fields;
+            }() + "}");
+        } else {
+            // Text that is not JSON (no leading blank before JSON: documented).
+            payload = dollar_quoted("p" + random_text(rng, 5));
+        }
+        std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
+        for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
+        if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
+        statement += (statement.empty() ? "INSERT INTO " + fc.schema + ".outbox VALUES " : ", ") + std::string("(") + values + ")";
+        ++fc.records;
+        if (chance(rng, 0.5) || r + 1 == rows) {
+            fc.statements.push_back(statement);
+            statement.clear();
+        }
+    }
+    if (pk_updates) {
+        // Move one row to a new key: Debezium's delete is dropped, its create routed.
+        const std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);
+        fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET id = " + quoted(new_id) + " WHERE id = " +
+                                quoted(ids.front()));
+        ++fc.records;
+    }
+    return fc;
+}
+
+}  // namespace outbox::test

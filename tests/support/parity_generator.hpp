@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace outbox::test {
+
+// What the differential fuzzer (tests/parity/test_parity_fuzz.cpp) gives Debezium and the router
+// alike, generated from a seed: a connector's converters and column modes, and outbox tables
+// with their EventRouter options and rows.
+
+// Connector-level settings: one Debezium connector and one router each.
+struct FuzzConnector {
+    std::string name;  // the connector, its topic.prefix, and (router_<name>) the router's slot
+    std::string key_converter, value_converter, header_converter;  // Kafka Connect class names
+    bool key_schemas = false, value_schemas = false, header_schemas = false;  // JsonConverter's schemas.enable
+    std::string time_mode, decimal_mode, binary_mode;
+    bool context_headers = false;  // extended.headers.enabled
+
+    std::map<std::string, std::string> connect_properties() const;  // converters, modes, headers
+    std::string router_yaml() const;                                 // the same under the router's keys
+    std::string describe() const;
+};
+
+// One outbox table (schema fz<seed>) with its EventRouter options and rows.
+struct FuzzCase {
+    int seed = 0;
+    std::string schema;  // fz<seed>
+    std::string columns;  // CREATE TABLE's column list
+    std::vector<std::pair<std::string, std::string>> options;  // EventRouter options (topic fz.<seed>)
+    std::vector<std::string> statements;  // each its own transaction
+    std::size_t records = 0;  // records the router writes: one per inserted row (or key change)
+    std::string topic;  // fz.<seed>
+    std::string describe() const;
+};
+
+FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
+// `rows` INSERTs (some as primary-key UPDATEs) into a table whose columns, options and values
+// fit `connector` (values Debezium cannot represent in its modes are left out).
+FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows);
+
+}  // namespace outbox::test
