@@ -51,7 +51,8 @@ bool same_json_unordered(std::string a, std::string b) {
 // The same JSON, but for how a double is written (Java 17's Double.toString writes some longer
 // than the shortest form the router writes, which Java 19 and later write).
 bool same_json_numbers(const nlohmann::json& x, const nlohmann::json& y) {
-    if (x.is_number() && y.is_number()) return x.get<double>() == y.get<double>();
+    if (x.is_number() && y.is_number())  // a real's text read back as a float, or a double's
+        return x.get<double>() == y.get<double>() || static_cast<float>(x.get<double>()) == static_cast<float>(y.get<double>());
     if (x.is_string() && y.is_string()) {
         const auto& a = x.get_ref<const std::string&>();
         const auto& b = y.get_ref<const std::string&>();
@@ -59,7 +60,8 @@ bool same_json_numbers(const nlohmann::json& x, const nlohmann::json& y) {
         char* end_a = nullptr;
         char* end_b = nullptr;
         const double da = std::strtod(a.c_str(), &end_a), db = std::strtod(b.c_str(), &end_b);
-        return *end_a == 0 && *end_b == 0 && !a.empty() && !b.empty() && da == db;
+        return *end_a == 0 && *end_b == 0 && !a.empty() && !b.empty() &&
+               (da == db || static_cast<float>(da) == static_cast<float>(db));
     }
     if (x.type() != y.type() || x.size() != y.size()) return false;
     if (x.is_object()) {
