@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "outbox/kafka/client_conf.hpp"
 #include "outbox/kafka/topic_reader.hpp"
@@ -38,18 +37,12 @@ int partition_count(rd_kafka_t* rk, const std::string& topic) {
 
 }  // namespace
 
-std::string SourceIdentity::key() const { return system_id + "/" + database + "/" + slot; }
-
-std::string SourceIdentity::default_transactional_id() const {
-    return "outbox-router-" + system_id + "-" + database + "-" + slot;
-}
-
 OffsetStore::OffsetStore(const config::KafkaSettings& settings, std::string bootstrap_servers, std::string topic,
                          SourceIdentity source)
     : settings_(settings), bootstrap_servers_(std::move(bootstrap_servers)), topic_(std::move(topic)),
       source_(std::move(source)), key_(source_.key()) {}
 
-void OffsetStore::ensure_topic() const {
+void OffsetStore::ensure_topic() {
     const HandlePtr admin = client(RD_KAFKA_PRODUCER, client_conf(settings_, bootstrap_servers_, {}));
     if (partition_count(admin.get(), topic_) > 0) return;
     char error[512];
@@ -82,7 +75,7 @@ void OffsetStore::ensure_topic() const {
                   "); if it is auto-created, set cleanup.policy=compact on it (see docs/operations.md)");
 }
 
-Lsn OffsetStore::read_committed_position() const {
+Lsn OffsetStore::read_committed_position() {
     const HandlePtr consumer = client(
         RD_KAFKA_CONSUMER, client_conf(settings_, bootstrap_servers_,
                                        {{"group.id", "outbox-router-offsets-reader"},
@@ -102,11 +95,8 @@ Lsn OffsetStore::read_committed_position() const {
             if (!message.key || std::string_view(static_cast<const char*>(message.key), message.key_len) != key_ ||
                 !message.payload)
                 return;
-            const auto value = nlohmann::json::parse(static_cast<const char*>(message.payload),
-                                                     static_cast<const char*>(message.payload) + message.len, nullptr, false);
-            const auto lsn = value.is_object() && value.contains("end_lsn") && value["end_lsn"].is_string()
-                                 ? parse_lsn(value["end_lsn"].get<std::string>())
-                                 : std::nullopt;
+            const auto lsn = OffsetsRecord::position_of(
+                std::string_view(static_cast<const char*>(message.payload), message.len));
             if (!lsn)
                 throw DefiniteError("kafka: offsets topic " + topic_ + " holds a record for " + key_ +
                                     " that is not an outbox-router position");
@@ -119,22 +109,6 @@ Lsn OffsetStore::read_committed_position() const {
     if (!complete) throw TransientError("kafka: timed out reading the offsets topic " + topic_);
     rd_kafka_consumer_close(consumer.get());
     return position;
-}
-
-Record OffsetStore::record_for(Lsn end_lsn) {
-    value_ = nlohmann::json{{"end_lsn", format_lsn(end_lsn)},
-                            {"system_id", source_.system_id},
-                            {"database", source_.database},
-                            {"slot", source_.slot}}
-                 .dump();
-    Record record;
-    record.topic = topic_;
-    record.key = key_;
-    record.value = value_;
-    record.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-    return record;
 }
 
 }  // namespace outbox::kafka

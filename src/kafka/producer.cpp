@@ -272,10 +272,27 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
     report.partition = message->partition;
     report.offset = message->offset;
     report.size = message->len + message->key_len;
-    report.message = message;
     report.served_at_ms = self->report_time_ms();
+    if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return self->on_delivery_(report);
+    // A failed record may be dead-lettered: hand over what it held.
+    if (message->key) report.key = std::string_view(static_cast<const char*>(message->key), message->key_len);
+    if (message->payload) report.value = std::string_view(static_cast<const char*>(message->payload), message->len);
+    report.timestamp_ms = rd_kafka_message_timestamp(message, nullptr);
+    std::vector<Header> headers;
+    rd_kafka_headers_t* raw = nullptr;
+    if (rd_kafka_message_headers(message, &raw) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name;
+        const void* value;
+        std::size_t size;
+        for (std::size_t i = 0; rd_kafka_header_get_all(raw, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+            headers.push_back({name, value ? std::optional<std::string_view>(std::string_view(static_cast<const char*>(value), size))
+                                           : std::nullopt});
+    }
+    report.headers = headers;
     self->on_delivery_(report);
 }
+
+void Producer::purge() { rd_kafka_purge(handle_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT); }
 
 void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque) {
     // Transient broker errors are retried by librdkafka itself; fatal ones surface through

@@ -1,7 +1,6 @@
 #include "outbox/kafka/topic_creator.hpp"
 
 #include <chrono>
-#include <thread>
 
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -13,7 +12,7 @@ constexpr int kTimeoutMs = 30000;
 
 }  // namespace
 
-void TopicCreator::ensure(Producer& producer, std::string_view topic) {
+void TopicCreator::ensure(KafkaProducer& producer, std::string_view topic) {
     if (!rules_.enabled() || ready_.find(topic) != ready_.end()) return;
     const config::TopicCreationGroup& group = *rules_.group_for(topic);
     const auto outcome = producer.create_topic(topic, group.partitions, group.replication_factor, group.configs, kTimeoutMs);
@@ -24,11 +23,10 @@ void TopicCreator::ensure(Producer& producer, std::string_view topic) {
         throw DefiniteError(where + ": " + outcome.message);
     if (outcome.error == RD_KAFKA_RESP_ERR_NO_ERROR) log::info(where + ": created");
     // A new topic reaches every broker's metadata a moment after the controller made it.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    const auto deadline = clock_.now() + std::chrono::milliseconds(kTimeoutMs);
     while (!producer.partition_count(topic, 0, 1000)) {
-        if (std::chrono::steady_clock::now() > deadline)
-            throw TransientError(where + ": the cluster's metadata does not show it yet");
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (clock_.now() > deadline) throw TransientError(where + ": the cluster's metadata does not show it yet");
+        producer.serve(50);
     }
     ready_.emplace(topic);
 }

@@ -34,42 +34,27 @@ struct EventTag {
 // report carries this tag and no transaction of the tracker.
 constexpr std::uint64_t kOffsetsRecordTag = 1ULL << 62;
 
-// A delivery report's key or value, copied (null stays null).
-std::optional<std::string> bytes_of(const void* data, std::size_t size) {
-    return data ? std::optional<std::string>(std::string(static_cast<const char*>(data), size)) : std::nullopt;
-}
-
 std::optional<std::string> owned(std::optional<std::string_view> view) {
     return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
 }
 
-HeaderList headers_of(const kafka::Record& record) {
+HeaderList headers_of(std::span<const kafka::Header> record_headers) {
     HeaderList headers;
-    for (const auto& h : record.headers) headers.emplace_back(std::string(h.name), owned(h.value));
+    for (const auto& h : record_headers) headers.emplace_back(std::string(h.name), owned(h.value));
     return headers;
 }
 
-HeaderList headers_of(const rd_kafka_message_t* message) {
-    HeaderList headers;
-    rd_kafka_headers_t* raw = nullptr;
-    if (rd_kafka_message_headers(message, &raw) != RD_KAFKA_RESP_ERR_NO_ERROR) return headers;
-    const char* name;
-    const void* value;
-    std::size_t size;
-    for (std::size_t i = 0; rd_kafka_header_get_all(raw, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-        headers.emplace_back(name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size))
-                                         : std::nullopt);
-    return headers;
-}
+HeaderList headers_of(const kafka::Record& record) { return headers_of(record.headers); }
 
 }  // namespace
 
 Deliveries::Deliveries(const config::Config& config, observability::Metrics& metrics, ack::AckTracker& tracker,
-                       const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions)
+                       const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions,
+                       const Clock& clock)
     : config_(config), metrics_(metrics), tracker_(tracker), sources_(sources), flush_(flush), transactions_(transactions),
-      topic_creator_(config.topic_creation) {}
+      clock_(clock), topic_creator_(config.topic_creation, clock) {}
 
-void Deliveries::use(kafka::Producer* producer) {
+void Deliveries::use(kafka::KafkaProducer* producer) {
     producer_ = producer;
     // Topic names are known by address, and a new producer has topic handles of its own; the
     // previous one is gone or never served again.
@@ -137,7 +122,7 @@ std::optional<router::InvalidRowError> Deliveries::partition_out_of_range(const 
     // not exist at delivery. The look-up blocks the loop, so it is short and not repeated soon.
     constexpr auto kLookupTimeout = std::chrono::milliseconds(1000);
     constexpr auto kRetryUnknownAfter = std::chrono::seconds(5);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.now();
     const auto unknown = partitions_unknown_since_.find(std::string(record.topic));
     if (unknown != partitions_unknown_since_.end() && now - unknown->second < kRetryUnknownAfter) return std::nullopt;
     const auto partitions = producer_->partition_count(record.topic, record.partition, static_cast<int>(kLookupTimeout.count()));
@@ -209,7 +194,7 @@ void Deliveries::on_delivery(const kafka::DeliveryReport& report) {
     EventTag tag = EventTag::decode(report.tag);
     tag.txn = tracker_.issued_id(tag.txn, EventTag::kSourceShift);
     if (tracker_.discarded(tag.txn)) return;  // carried by a producer that has been replaced
-    if (!tag.dead_letter) flush_.reported(std::chrono::steady_clock::now());
+    if (!tag.dead_letter) flush_.reported(clock_.now());
     metrics_.in_flight_messages.add(-1);
     metrics_.in_flight_bytes.add(-static_cast<std::int64_t>(report.size));
     if (report.error == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -234,14 +219,11 @@ void Deliveries::on_delivery(const kafka::DeliveryReport& report) {
         if (producer_failure_.empty()) producer_failure_ = cause;
         return;
     }
-    const auto* message = report.message;
-    if (tag.dead_letter && too_large(report.error) && message->payload && !transactions_) {
+    if (tag.dead_letter && too_large(report.error) && report.value && !transactions_) {
         // The dead-letter topic takes smaller records than the original's: send it without the value.
         bytes_in_flight_ -= std::min(bytes_in_flight_, report.size);
-        DeadLetter again(std::string(report.topic),
-                         bytes_of(message->key, message->key_len),
-                         std::string(static_cast<const char*>(message->payload), message->len), headers_of(message),
-                         rd_kafka_message_timestamp(message, nullptr));
+        DeadLetter again(std::string(report.topic), owned(report.key), owned(report.value), headers_of(report.headers),
+                         report.timestamp_ms);
         again.drop_value(dropped_because(report.error));
         dead_letters_to_send_.emplace_back(report.tag, std::move(again));
         return;
@@ -266,10 +248,8 @@ void Deliveries::on_delivery(const kafka::DeliveryReport& report) {
     // Produced after serve() returns (never from inside librdkafka's callback); the dead letter
     // takes over the original's place in the transaction's count.
     log::warn("dead-lettering to \"" + config_.dead_letter_topic + "\": " + what);
-    DeadLetter letter(config_.dead_letter_topic,
-                      bytes_of(message->key, message->key_len),
-                      bytes_of(message->payload, message->len),
-                      headers_of(message), std::string(report.topic), "produce", what,
+    DeadLetter letter(config_.dead_letter_topic, owned(report.key), owned(report.value), headers_of(report.headers),
+                      std::string(report.topic), "produce", what,
                       {sources_[tag.source].description, info.commit_lsn, info.xid, info.commit_time_ms});
     if (too_large(report.error)) letter.drop_value(dropped_because(report.error));
     dead_letters_to_send_.emplace_back(EventTag{tag.txn, tag.source, true}.encode(), std::move(letter));

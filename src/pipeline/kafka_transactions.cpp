@@ -18,8 +18,8 @@ const config::KafkaProperty* configured_transactional_id(const config::Config& c
 
 }  // namespace
 
-KafkaTransactions::KafkaTransactions(const config::Config& config, std::string bootstrap_servers)
-    : config_(config), bootstrap_servers_(std::move(bootstrap_servers)) {}
+KafkaTransactions::KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock)
+    : config_(config), kafka_(kafka), clock_(clock) {}
 
 const std::string& KafkaTransactions::decide_transactional_id(const kafka::SourceIdentity& source) {
     if (!transactional_id_.empty()) return transactional_id_;
@@ -45,25 +45,26 @@ void KafkaTransactions::fail(const kafka::TransactionError& error) const {
     throw TransientError(std::string(error.what()) + "; the Kafka transaction is aborted");
 }
 
-Lsn KafkaTransactions::start(kafka::Producer& producer, const kafka::SourceIdentity& source) {
+Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::SourceIdentity& source) {
     // In slices, so that a stop request is seen within a second: a timed-out call is retriable,
     // and the next one carries on with the same initialisation.
     constexpr auto kLimit = std::chrono::seconds(30);
     constexpr int kSliceMs = 500;
-    const auto deadline = Clock::now() + kLimit;
+    const auto deadline = clock_.now() + kLimit;
     for (;;) {
         try {
             producer.init_transactions(kSliceMs);
             break;
         } catch (const kafka::TransactionError& e) {
-            if (e.kind != kafka::TransactionError::Kind::retriable || Clock::now() >= deadline) fail(e);
+            if (e.kind != kafka::TransactionError::Kind::retriable || clock_.now() >= deadline) fail(e);
             if (ShutdownSignal::requested())
                 throw TransientError("kafka: stopped while initialising Kafka transactions (init_transactions)");
         }
     }
-    offsets_ = std::make_unique<kafka::OffsetStore>(config_.kafka, bootstrap_servers_, config_.offsets_topic, source);
-    offsets_->ensure_topic();
-    return offsets_->read_committed_position();
+    offsets_.emplace(config_.offsets_topic, source);
+    const auto topic = kafka_.offsets_topic(config_.offsets_topic, source);
+    topic->ensure_topic();
+    return topic->read_committed_position();
 }
 
 Lsn KafkaTransactions::resume_from(Lsn stored, Lsn slot_confirmed) {
@@ -74,14 +75,14 @@ Lsn KafkaTransactions::resume_from(Lsn stored, Lsn slot_confirmed) {
     return committed_end_;
 }
 
-void KafkaTransactions::add(kafka::Producer& producer, std::size_t record_bytes) {
+void KafkaTransactions::add(kafka::KafkaProducer& producer, std::size_t record_bytes) {
     if (!open_) {
         try {
             producer.begin_transaction();
         } catch (const kafka::TransactionError& e) {
             fail(e);
         }
-        open_ = Open{0, 0, Clock::now(), 0};
+        open_ = Open{0, 0, clock_.now(), 0};
     }
     ++open_->events;
     open_->bytes += static_cast<long>(record_bytes);
@@ -98,14 +99,14 @@ bool KafkaTransactions::due(bool receiving_postgres_transaction, Clock::time_poi
                   now >= *at);
 }
 
-std::optional<KafkaTransactions::Clock::time_point> KafkaTransactions::deadline(bool receiving_postgres_transaction) const {
+std::optional<Clock::time_point> KafkaTransactions::deadline(bool receiving_postgres_transaction) const {
     if (!open_ || receiving_postgres_transaction || open_->last_end_lsn == 0) return std::nullopt;
     return open_->started + std::chrono::milliseconds(config_.transaction_max_ms);
 }
 
-kafka::Record KafkaTransactions::offsets_record() { return offsets_->record_for(open_end()); }
+kafka::Record KafkaTransactions::offsets_record() { return offsets_->record_for(open_end(), clock_.unix_ms()); }
 
-void KafkaTransactions::commit(kafka::Producer& producer, const std::function<void()>& while_waiting) {
+void KafkaTransactions::commit(kafka::KafkaProducer& producer, const std::function<void()>& while_waiting) {
     for (;;) {
         try {
             producer.commit_transaction(500);
@@ -122,7 +123,7 @@ void KafkaTransactions::mark_committed() {
     open_.reset();
 }
 
-void KafkaTransactions::abort(kafka::Producer* producer) {
+void KafkaTransactions::abort(kafka::KafkaProducer* producer) {
     if (producer && open_) {
         try {
             producer->abort_transaction(5000);

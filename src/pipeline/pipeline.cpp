@@ -12,7 +12,6 @@
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/status_keeper.hpp"
-#include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -55,44 +54,25 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
 Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_servers,
                    observability::Metrics& metrics)
     : config_(config),
-      bootstrap_servers_(bootstrap_servers),
       metrics_(metrics),
-      status_interval_(config.postgres.status_update_interval_ms),
       silence_(std::chrono::milliseconds(config.postgres.receive_timeout_ms)),
-      router_(config),
-      // In exactly-once mode the producer is made after the slot is ours (see connect()).
-      producer_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once ? nullptr : make_producer()),
-      sources_(metrics),
-      exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
-      kafka_txns_(config, bootstrap_servers),
-      deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr),
-      changes_(config, router_, tracker_, sources_, deliveries_, exactly_once_ ? &kafka_txns_ : nullptr, [this] {
-          if (kafka_transaction_due()) commit_kafka_transaction();
-      }) {
-    for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
+      kafka_(config.kafka, bootstrap_servers),
+      core_(config, metrics, kafka_, SystemClock::instance()) {
     if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
-        router_.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
+        core_.router().set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
             return read_column_catalog(conninfo, relid, table);
         });
-    if (producer_) watch_producer();
+    // /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
+    // thread-safe); registering waits for a running probe, so the previous producer can then go.
+    core_.on_producer_change([this](kafka::KafkaProducer* producer) {
+        kafka_probe_.reset();
+        if (producer)
+            kafka_probe_.emplace(metrics_.health.register_kafka_probe([producer] { return producer->check_metadata(1000); }));
+    });
     if (config.postgres.heartbeat_interval_ms > 0)
         heartbeat_ = std::make_unique<replication::Heartbeat>(config.postgres.conninfo,
                                                               config.postgres.heartbeat_action_query,
                                                               std::chrono::milliseconds(config.postgres.heartbeat_interval_ms));
-}
-
-std::unique_ptr<kafka::Producer> Pipeline::make_producer(const std::vector<std::pair<std::string, std::string>>& overrides) {
-    return std::make_unique<kafka::Producer>(config_.kafka, bootstrap_servers_,
-                                             [this](const kafka::DeliveryReport& r) { deliveries_.on_delivery(r); },
-                                             overrides);
-}
-
-// /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
-// thread-safe); registering waits for a running probe, so the previous producer can then go.
-void Pipeline::watch_producer() {
-    kafka::Producer* producer = producer_.get();
-    deliveries_.use(producer);
-    kafka_probe_.emplace(metrics_.health.register_kafka_probe([producer] { return producer->check_metadata(1000); }));
 }
 
 void Pipeline::run() {
@@ -103,88 +83,23 @@ void Pipeline::run() {
             connect();
             backoff = kFirstReconnectDelay;
             stream();
-            if (ShutdownSignal::requested()) return drain_and_stop();
+            if (ShutdownSignal::requested()) return core_.drain_and_stop();
         } catch (const ProducerFailed& e) {
-            recover_from_producer_failure(e.what());
+            core_.producer_failed(e.what());
         } catch (const TransientError& e) {
             metrics_.health.set_streaming(false);
             if (!ShutdownSignal::requested())
                 log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
-            metrics_.health.set_streaming(false);
-            // Still worth telling the server what is safely delivered: fewer duplicates on restart,
-            // and a restart after a schema change then begins after it rather than before it,
-            // where the settings made for the new columns could not read the old ones.
-            if (stream_) {
-                if (!exactly_once_) deliver_in_flight();
-                try {
-                    confirm_to_postgres();
-                } catch (const TransientError&) {
-                }
-            }
+            core_.definite_error();
             throw;
         }
-        // The server re-sends every unconfirmed transaction, so a partial one starts over.
-        changes_.connection_lost();
-        if (exactly_once_) rewind_kafka_transactions();
+        core_.connection_lost();
         stream_.reset();
         wait_before_reconnecting(jittered(backoff));
         backoff = std::min(backoff * 2, backoff_cap);
     }
-    drain_and_stop();
-}
-
-// A position this process (or the exactly-once offsets topic) holds must lie in the server's
-// history: after a failover to a server that was behind, or a restore from a copy, trusting it
-// would skip every new transaction below it and move the slot past the server's WAL.
-void Pipeline::check_resume_position(Lsn position, const std::string& what) const {
-    if (position == 0) return;
-    const auto& server = source_.identity;
-    std::string why;
-    if (!source_.previous_system_id.empty() && source_.previous_system_id != server.system_id)
-        why = "the server is another cluster (system " + server.system_id + ", before " + source_.previous_system_id + ")";
-    else if (position > server.wal_position)
-        why = "the server's WAL ends at " + format_lsn(server.wal_position) + " (timeline " +
-              std::to_string(server.timeline) + ")";
-    else if (source_.previous_timeline_end && position > *source_.previous_timeline_end)
-        why = "the server's timeline " + std::to_string(server.timeline) + " left timeline " +
-              std::to_string(source_.previous_timeline) + " at " + format_lsn(*source_.previous_timeline_end);
-    if (why.empty()) return;
-    throw DefiniteError("postgres: " + what + " " + format_lsn(position) + ", but " + why +
-                        ": that position is not in this server's WAL history (a failover to a server that was "
-                        "behind, or a restored copy?). Events past the slot's position on this server may be in "
-                        "Kafka although this server lost them; check them, then start the router again" +
-                        (exactly_once_ ? " with a new offsets.topic (or transactional.id), since the stored "
-                                         "position would be refused again"
-                                       : ", which resumes from the slot"));
-}
-
-void Pipeline::recover_from_producer_failure(const std::string& reason) {
-    // Everything not yet acknowledged is in doubt; the slot still has it. Confirm what is
-    // certain, then replay the rest through a new producer.
-    if (stream_) {
-        try {
-            confirm_to_postgres();
-        } catch (const TransientError&) {
-        }
-    }
-    metrics_.producer_errors.add();
-    changes_.producer_replaced();
-    if (exactly_once_) {
-        // The next connection makes a new transactional producer; the stream rewinds to the
-        // last committed Kafka transaction.
-        log::error(reason + "; rewinding to " + format_lsn(kafka_txns_.committed_end()));
-        rewind_kafka_transactions();
-        return;
-    }
-    log::error(reason + "; replacing the producer and replaying from " + format_lsn(tracker_.confirmed_lsn()));
-    drop_producer();
-    tracker_.discard_pending();
-    // The discarded events are never reported: without this the caught-up flush would wait for
-    // them, and only ever flush when forced.
-    flush_.reset();
-    producer_ = make_producer();
-    watch_producer();
+    core_.drain_and_stop();
 }
 
 void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
@@ -192,9 +107,9 @@ void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
     while (Clock::now() < deadline && !ShutdownSignal::requested()) {
         metrics_.health.mark_progress();
         try {
-            serve_kafka(50);
+            core_.serve_kafka(50);
         } catch (const ProducerFailed& e) {
-            recover_from_producer_failure(e.what());
+            core_.producer_failed(e.what());
         }
     }
 }
@@ -211,82 +126,19 @@ void Pipeline::connect() {
         [this](int socket, bool for_write) { return wait_unless_stopping(socket, for_write, connecting_until_); });
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
-    setup.run(source_);
-    check_resume_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), changes_.handed_over_end()}),
-                          "this router has handled events up to");
+    setup.run(core_.source());
+    core_.check_resume_position();
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
-    stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, source_.server_version);
-    if (source_.server_version < 140000 && !config_.outbox.message_prefixes.empty())
-        log::warn("outbox.message.prefix.include.list is set, but PostgreSQL " + std::to_string(source_.server_version / 10000) +
-                  " does not stream logical decoding messages (14 and later do): only table rows are routed");
-    changes_.connected();
-    tracker_.reset_confirmed(source_.slot_confirmed_lsn);
-    status_interval_ = std::chrono::milliseconds(config_.postgres.status_update_interval_ms);
-    if (source_.wal_sender_timeout_ms > 0)
-        status_interval_ = std::min(status_interval_, std::chrono::milliseconds(source_.wal_sender_timeout_ms / 2));
-    if (exactly_once_) {
+    stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, core_.source().server_version);
+    core_.attach(*stream_);
+    if (core_.exactly_once()) {
         // The slot is ours from START_REPLICATION on, and the walsender ends a connection that
         // stays silent for wal_sender_timeout while Kafka is set up.
-        const replication::StatusKeeper keeper(*stream_, source_.slot_confirmed_lsn, status_interval_);
-        start_kafka_transactions();
+        const replication::StatusKeeper keeper(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
+        core_.start_kafka_transactions();
     }
-    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
-    metrics_.health.set_streaming(true);
-    if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
-    next_status_update_ = Clock::now();
-    silence_.connected(Clock::now(), std::chrono::milliseconds(source_.wal_sender_timeout_ms));
-
-    const Lsn server = source_.identity.wal_position;
-    const Lsn confirmed = source_.slot_confirmed_lsn;
-    log::info("streaming from slot \"" + config_.postgres.slot_name + "\" (publication \"" +
-              config_.postgres.publication_name + "\") at confirmed LSN " + format_lsn(confirmed) + ", server at " +
-              format_lsn(server) + ", lag " + std::to_string(server > confirmed ? server - confirmed : 0) + " bytes");
-}
-
-// A backlog is read faster than it is written, so the router runs out of received messages
-// often even then; the commit age tells the two apart. Both times are the server's clock.
-bool Pipeline::caught_up() const {
-    return config_.caught_up_lag_ms > 0 &&
-           newest_send_time_us_ - changes_.newest_commit_time_us() <= 1000L * config_.caught_up_lag_ms;
-}
-
-// Caught up, a record's latency is mostly librdkafka's linger.ms: waiting for company that is
-// not coming. Behind, linger.ms fills larger batches (fewer produce requests, less CPU) while
-// adding little to latencies already longer than the lag limit. Under Kafka transactions the
-// commit sends everything, and nothing is readable before it.
-bool Pipeline::lingering_while_caught_up() const {
-    return flush_.lingering() && !exactly_once_ && caught_up();
-}
-
-bool Pipeline::flush_due() const { return lingering_while_caught_up() && flush_.due(Clock::now()); }
-
-void Pipeline::send_if_caught_up() {
-    if (!flush_due()) return;
-    metrics_.caught_up_flushes.add();
-    flush_.flushing(Clock::now());
-    // Long enough for the broker threads to wake up and send.
-    flush_.flushed(producer_->flush(1));
-    act_on_deliveries();
-}
-
-// Transactions count too: behind one unacknowledged event, every transaction received after it
-// waits in the tracker, those without outbox rows included.
-bool Pipeline::saturated() const {
-    return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
-           static_cast<long>(tracker_.transactions_pending()) >= config_.max_inflight_messages ||
-           static_cast<long>(deliveries_.bytes_in_flight()) >= config_.max_inflight_bytes;
-}
-
-void Pipeline::serve_kafka(int timeout_ms) {
-    if (!producer_) return;
-    producer_->serve(timeout_ms);
-    act_on_deliveries();
-}
-
-// Also after reports served elsewhere (produce() waiting for room in librdkafka's queue).
-void Pipeline::act_on_deliveries() {
-    deliveries_.send_dead_letters();
-    deliveries_.check_health();
+    core_.streaming();
+    silence_.connected(Clock::now(), std::chrono::milliseconds(core_.source().wal_sender_timeout_ms));
 }
 
 void Pipeline::stream() {
@@ -297,41 +149,28 @@ void Pipeline::stream() {
     while (!ShutdownSignal::requested()) {
         metrics_.health.mark_progress();
         if (kafka_ready)
-            serve_kafka(0);
+            core_.serve_kafka(0);
         else
-            act_on_deliveries();
+            core_.act_on_deliveries();
 
         // At the in-flight limits the socket is left unread: the walsender waits, while
         // acknowledgements and status updates keep flowing.
-        int frames = 0;
-        while (frames < kFramesPerTurn && !saturated()) {
-            const auto frame = stream_->next_frame();
-            if (!frame) break;
-            process_frame(*frame);
-            ++frames;
-        }
-        if (frames < kFramesPerTurn && !saturated()) send_if_caught_up();
-        if (exactly_once_ && kafka_transaction_due()) commit_kafka_transaction();
-        if (Clock::now() >= next_status_update_) confirm_to_postgres();
-        stream_->flush_output();
-        metrics_.pending_transactions.set(static_cast<std::int64_t>(tracker_.transactions_pending()));
+        const int frames = core_.process_received(kFramesPerTurn);
+        if (frames < kFramesPerTurn && !core_.saturated()) core_.send_if_caught_up();
+        core_.finish_turn();
         if (frames == kFramesPerTurn) {
             kafka_ready = true;
             continue;
         }
 
-        const bool reading = !saturated();
-        pollfd fds[3] = {{producer_->wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
-        auto wake_at = next_status_update_;
-        // Only a Kafka transaction that could commit now: one waiting for a PostgreSQL commit
-        // would make an overdue deadline a busy loop.
-        if (const auto deadline = kafka_txns_.deadline(changes_.receiving_transaction())) wake_at = std::min(wake_at, *deadline);
-        if (lingering_while_caught_up()) wake_at = std::min(wake_at, Clock::now() + CaughtUpFlush::kRecheck);
+        const bool reading = !core_.saturated();
+        pollfd fds[3] = {{core_.kafka_wakeup_fd(), POLLIN, 0}, {ShutdownSignal::fd(), POLLIN, 0}, {stream_->socket(), POLLIN, 0}};
+        auto wake_at = core_.next_due();
         if (const auto check = silence_.next_check(); reading && check) wake_at = std::min(wake_at, *check);
         // Rounded up: truncating would make the last millisecond before each deadline a busy loop
         // of poll(0) calls (with 10 ms status updates, 5 of every 6 poll() calls draining a backlog).
         const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake_at - Clock::now());
-        const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, status_interval_.count()));
+        const int timeout = static_cast<int>(std::clamp<long>(wait.count(), 0, core_.status_interval().count()));
         const int ready = poll(fds, reading ? 3 : 2, timeout);
         if (ready < 0 && errno != EINTR) throw TransientError(std::string("poll: ") + std::strerror(errno));
         kafka_ready = ready < 0 || fds[0].revents != 0;
@@ -339,7 +178,7 @@ void Pipeline::stream() {
             silence_.not_listening(Clock::now());
         } else if (fds[2].revents & (POLLIN | POLLERR | POLLHUP)) {
             silence_.heard(Clock::now());
-            stream_->receive(!caught_up());
+            stream_->receive(!core_.caught_up());
         } else {
             check_server_silence();
         }
@@ -349,158 +188,16 @@ void Pipeline::stream() {
 // A connection can die without closing (a stalled proxy): nothing arrives and nothing fails.
 // replication::SilencePolicy says when to ask for a reply and when to give up.
 void Pipeline::check_server_silence() {
-    switch (silence_.check(Clock::now(), received_lsn_)) {
+    switch (silence_.check(Clock::now(), core_.received_lsn())) {
         case replication::SilencePolicy::Verdict::quiet:
             return;
         case replication::SilencePolicy::Verdict::ask_for_reply:
-            confirm_to_postgres(true);
-            stream_->flush_output();
+            core_.request_reply();
             silence_.asked(Clock::now());
             return;
         case replication::SilencePolicy::Verdict::lost:
             throw TransientError("postgres: " + silence_.describe_loss());
     }
-}
-
-void Pipeline::process_frame(std::span<const char> frame) {
-    const auto parsed = replication::parse_server_frame(frame);
-    if (const auto* data = std::get_if<replication::XLogData>(&parsed)) {
-        received_lsn_ = std::max(received_lsn_, data->wal_end);
-        newest_send_time_us_ = data->send_time_us;
-        metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
-        // Many frames carry 0 (only a transaction's last message has a position); name the
-        // newest known one in errors instead.
-        const Lsn position = data->data_start != 0 ? data->data_start : received_lsn_;
-        changes_.handle(decoder_.decode(data->payload, position), position);
-        return;
-    }
-    const auto& keepalive = std::get<replication::PrimaryKeepalive>(parsed);
-    received_lsn_ = std::max(received_lsn_, keepalive.wal_end);
-    metrics_.received_lsn.set(static_cast<std::int64_t>(received_lsn_));
-    tracker_.keepalive(keepalive.wal_end);
-    if (keepalive.reply_requested) confirm_to_postgres();
-}
-
-void Pipeline::confirm_to_postgres(bool reply_requested) {
-    const Lsn flushed = confirmable_lsn();
-    // write = flush on purpose: the walsender pings with a keepalive only while the client's
-    // write position is behind what it sent, and those keepalives are what let an idle outbox
-    // confirm past WAL that other tables wrote.
-    stream_->send_status_update(flushed, flushed, reply_requested);
-    metrics_.confirmed_lsn.set(static_cast<std::int64_t>(flushed));
-    metrics_.transactions_confirmed.add(tracker_.transactions_confirmed() - transactions_reported_);
-    transactions_reported_ = tracker_.transactions_confirmed();
-    if (flushed != last_sent_flush_) log::debug("confirmed " + format_lsn(flushed) + " to PostgreSQL");
-    last_sent_flush_ = flushed;
-    next_status_update_ = Clock::now() + status_interval_;
-}
-
-// Waits up to shutdown.timeout.ms for Kafka to acknowledge what is in flight; false when it
-// failed first.
-bool Pipeline::deliver_in_flight() {
-    log::info("stopping: waiting up to " + std::to_string(config_.shutdown_timeout_ms) + " ms for " +
-              std::to_string(tracker_.events_in_flight()) + " events in flight");
-    const auto deadline = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-    try {
-        while (tracker_.events_in_flight() > 0 && Clock::now() < deadline) {
-            metrics_.health.mark_progress();
-            serve_kafka(50);
-        }
-    } catch (const std::exception& e) {
-        log::warn(std::string("stopping without waiting for the rest: ") + e.what());
-        return false;
-    }
-    return true;
-}
-
-void Pipeline::drain_and_stop() {
-    if (!stop_deadline_) stop_deadline_ = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-    bool delivered = deliver_in_flight();
-    if (exactly_once_ && producer_ && kafka_txns_.open()) {
-        try {
-            // A Kafka transaction ends only at a PostgreSQL commit: a half-received one is dropped
-            // with its Kafka transaction and comes again on the next start.
-            if (changes_.receiving_transaction() || kafka_txns_.open_end() == 0)
-                rewind_kafka_transactions();
-            else
-                commit_kafka_transaction();
-        } catch (const std::exception& e) {
-            delivered = false;
-            log::warn(std::string("stopping without committing the last Kafka transaction: ") + e.what());
-        }
-    }
-    changes_.stopped();
-    if (stream_) {
-        try {
-            confirm_to_postgres();
-            stream_->finish();
-        } catch (const TransientError& e) {
-            log::warn(std::string("could not send the final status update: ") + e.what());
-        }
-    }
-    metrics_.health.set_streaming(false);
-    log::info("stopped; confirmed " + format_lsn(tracker_.confirmed_lsn()) + ", " +
-              std::to_string(tracker_.events_in_flight()) + " events still unacknowledged");
-    if (!delivered && deliveries_.refused_a_record()) deliveries_.check_health();
-}
-
-// ---- exactly-once -------------------------------------------------------------------------
-
-
-// The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
-// older instance with the same transactional.id, and Kafka says where the last one got to.
-void Pipeline::start_kafka_transactions() {
-    const kafka::SourceIdentity identity{source_.identity.system_id, source_.identity.database, config_.postgres.slot_name};
-    kafka_txns_.decide_transactional_id(identity);
-    producer_ = make_producer(kafka_txns_.producer_overrides());
-    watch_producer();
-    const Lsn stored = kafka_txns_.start(*producer_, identity);
-    check_resume_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
-    tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
-}
-
-void Pipeline::commit_kafka_transaction() {
-    // Only the process whose walsender holds the slot may commit: if ours is gone (a paused
-    // process whose connection timed out), a successor may already be replaying these
-    // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
-    if (stream_) stream_->check_connected();
-    deliveries_.produce_offsets_record(kafka_txns_.offsets_record());
-    kafka_txns_.commit(*producer_, [this] {
-        // Kafka is slow or away: keep PostgreSQL informed while the commit is retried. Once a
-        // stop is asked for, the commit has shutdown.timeout.ms from then, as the deliveries do.
-        if (ShutdownSignal::requested()) {
-            if (!stop_deadline_) stop_deadline_ = Clock::now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-            if (Clock::now() >= *stop_deadline_)
-                throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");
-        }
-        metrics_.health.mark_progress();
-        if (stream_ && Clock::now() >= next_status_update_) confirm_to_postgres();
-        if (stream_) stream_->flush_output();
-    });
-    deliveries_.check_health();
-    kafka_txns_.mark_committed();
-}
-
-void Pipeline::rewind_kafka_transactions() {
-    kafka_txns_.abort(producer_.get());
-    // Nothing of the abandoned transaction may reach a broker after the next producer fenced it.
-    if (producer_) rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    drop_producer();
-    tracker_.restart_from(kafka_txns_.committed_end());
-}
-
-// The producer and everything it had in flight are given up (recovery replays from the slot).
-void Pipeline::drop_producer() {
-    kafka_probe_.reset();
-    deliveries_.use(nullptr);
-    producer_.reset();
-    deliveries_.reset();
-}
-
-Lsn Pipeline::confirmable_lsn() {
-    if (!exactly_once_) return tracker_.confirmed_lsn();
-    if (!kafka_txns_.open() && tracker_.transactions_pending() == 0) kafka_txns_.adopt_settled(tracker_.confirmed_lsn());
-    return kafka_txns_.committed_end();
 }
 
 }  // namespace outbox::pipeline

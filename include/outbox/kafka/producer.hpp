@@ -15,41 +15,16 @@
 #include "outbox/kafka/connection_failures.hpp"
 #include "outbox/kafka/handles.hpp"
 #include "outbox/util/file_descriptor.hpp"
+#include "outbox/kafka/kafka_producer.hpp"
 #include "outbox/kafka/record.hpp"
 
 namespace outbox::kafka {
 
-struct DeliveryReport {
-    std::uint64_t tag = 0;  // what produce() was given
-    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
-    std::string_view topic;
-    std::int32_t partition = -1;
-    std::int64_t offset = -1;
-    std::size_t size = 0;  // key + value bytes
-    std::int64_t served_at_ms = 0;  // Unix time the report was handed over, read once per serve()
-    const rd_kafka_message_t* message = nullptr;  // the record, for a dead-letter copy; valid in the callback only
-};
-
-
-// A Kafka transaction call that did not succeed, classified the way librdkafka does.
-class TransactionError : public std::runtime_error {
-public:
-    enum class Kind {
-        retriable,  // call again
-        abortable,  // abort the transaction, then carry on with the same producer
-        fatal,      // the producer instance is unusable
-        fenced,     // a newer instance with the same transactional.id took over
-    };
-    TransactionError(Kind kind, const std::string& message) : std::runtime_error(message), kind(kind) {}
-    Kind kind;
-};
-
 // The librdkafka producer. Delivery reports are handed to `on_delivery` from serve(), on the
 // caller's thread; wakeup_fd() becomes readable when reports are waiting, so one poll() loop
 // can wait on PostgreSQL and Kafka at once.
-class Producer {
+class Producer final : public KafkaProducer {
 public:
-    using DeliveryHandler = std::function<void(const DeliveryReport&)>;
 
     // `bootstrap_servers` overrides kafka.bootstrap.servers when non-empty (embedded cluster).
     // Bad librdkafka properties throw ConfigError with the property's file:line.
@@ -63,51 +38,48 @@ public:
     // Hands one record to librdkafka; its delivery report will carry `tag`. Waits (serving
     // reports) while librdkafka's queue is full. Returns librdkafka's error when the record is
     // refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
-    rd_kafka_resp_err_t produce(const Record& record, std::uint64_t tag);
+    rd_kafka_resp_err_t produce(const Record& record, std::uint64_t tag) override;
 
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
-    void serve(int timeout_ms);
+    void serve(int timeout_ms) override;
     // Sends every queued record now, whatever linger.ms says, and serves reports until all are
     // acknowledged (returns true) or `timeout_ms` passes. A record whose topic's partitions are
     // still unknown (its first record) is not queued for a partition yet, so not sent either.
-    bool flush(int timeout_ms);
-    int wakeup_fd() const { return wakeup_read_.get(); }
+    bool flush(int timeout_ms) override;
+    int wakeup_fd() const override { return wakeup_read_.get(); }
 
     // Messages not yet acknowledged or failed.
     int outstanding() const { return rd_kafka_outq_len(handle_.get()); }
 
     // Empty when healthy; otherwise librdkafka's fatal error (e.g. idempotence broken).
-    std::string fatal_error() const;
+    std::string fatal_error() const override;
 
     // Whether the fatal error means another instance with our transactional.id fenced us.
-    bool fenced() const;
+    bool fenced() const override;
 
     // Empty until the brokers refused this client (seen while serving): our credentials, our
     // client certificate, or their certificate failed verification; then the cause, which
     // retrying cannot change.
-    const std::string& authentication_failure() const { return connection_failures_.definite(); }
+    const std::string& authentication_failure() const override { return connection_failures_.definite(); }
 
     // How many partitions `topic` has, from cluster metadata (cached; asked again when
     // `at_least` is not below the cached count, as partitions may have been added). Nothing when
     // the cluster does not say within `timeout_ms` (the topic may not exist yet).
-    std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms);
+    std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms) override;
 
     // CreateTopics for one topic (-1: the broker's default partitions or replication factor).
-    struct CreateOutcome {
-        rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
-        std::string message;
-    };
     CreateOutcome create_topic(std::string_view topic, int partitions, int replication_factor,
-                               const std::vector<std::pair<std::string, std::string>>& configs, int timeout_ms);
+                               const std::vector<std::pair<std::string, std::string>>& configs, int timeout_ms) override;
+    void purge() override;
 
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
-    std::string check_metadata(int timeout_ms) const;
+    std::string check_metadata(int timeout_ms) const override;
 
     // Kafka transactions (transactional.id set). Each throws TransactionError.
-    void init_transactions(int timeout_ms);
-    void begin_transaction();
-    void commit_transaction(int timeout_ms);
-    void abort_transaction(int timeout_ms);
+    void init_transactions(int timeout_ms) override;
+    void begin_transaction() override;
+    void commit_transaction(int timeout_ms) override;
+    void abort_transaction(int timeout_ms) override;
 
     rd_kafka_t* handle() const { return handle_.get(); }
 

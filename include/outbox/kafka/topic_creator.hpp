@@ -5,8 +5,9 @@
 #include <string_view>
 
 #include "outbox/config/config.hpp"
-#include "outbox/kafka/producer.hpp"
+#include "outbox/kafka/kafka_producer.hpp"
 #include "outbox/kafka/topic_creation_rules.hpp"
+#include "outbox/util/clock.hpp"
 
 namespace outbox::kafka {
 
@@ -15,15 +16,16 @@ namespace outbox::kafka {
 // already is left as it is), and the router waits until the cluster's metadata has it.
 class TopicCreator {
 public:
-    explicit TopicCreator(const config::TopicCreation& creation) : rules_(creation) {}
+    TopicCreator(const config::TopicCreation& creation, const Clock& clock) : rules_(creation), clock_(clock) {}
 
     bool enabled() const { return rules_.enabled(); }
     // Throws DefiniteError naming the topic and group when Kafka refuses to create it, and
     // TransientError when the cluster does not answer in time.
-    void ensure(Producer& producer, std::string_view topic);
+    void ensure(KafkaProducer& producer, std::string_view topic);
 
 private:
     TopicCreationRules rules_;
+    const Clock& clock_;
     std::set<std::string, std::less<>> ready_;
 };
 

@@ -11,7 +11,7 @@
 
 #include "outbox/ack/ack_tracker.hpp"
 #include "outbox/config/config.hpp"
-#include "outbox/kafka/producer.hpp"
+#include "outbox/kafka/kafka_producer.hpp"
 #include "outbox/kafka/topic_creator.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pipeline/caught_up_flush.hpp"
@@ -19,6 +19,7 @@
 #include "outbox/pipeline/kafka_transactions.hpp"
 #include "outbox/pipeline/outbox_sources.hpp"
 #include "outbox/router/outbox_router.hpp"
+#include "outbox/util/clock.hpp"
 
 namespace outbox::pipeline {
 
@@ -33,12 +34,13 @@ public:
 
     // `transactions` is null at-least-once.
     Deliveries(const config::Config& config, observability::Metrics& metrics, ack::AckTracker& tracker,
-               const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions);
+               const OutboxSources& sources, CaughtUpFlush& flush, KafkaTransactions* transactions,
+               const Clock& clock);
     Deliveries(const Deliveries&) = delete;
     Deliveries& operator=(const Deliveries&) = delete;
 
     // The producer records go through from now on (null: none).
-    void use(kafka::Producer* producer);
+    void use(kafka::KafkaProducer* producer);
     // The producer's delivery-report handler.
     void on_delivery(const kafka::DeliveryReport& report);
 
@@ -80,8 +82,9 @@ private:
     const OutboxSources& sources_;
     CaughtUpFlush& flush_;
     KafkaTransactions* const transactions_;
+    const Clock& clock_;
     kafka::TopicCreator topic_creator_;  // topic.creation.*: topics made before their first record
-    kafka::Producer* producer_ = nullptr;
+    kafka::KafkaProducer* producer_ = nullptr;
 
     // By the address of librdkafka's topic name (rd_kafka_topic_name), fixed for as long as its
     // producer lives; a delivery report's topic comes from it. Reports come in runs of one topic
@@ -89,7 +92,7 @@ private:
     std::unordered_map<const char*, observability::Counter*> published_by_topic_;
     // Topics whose partition count the cluster did not give, and when: not asked again for a
     // while, so that a broker away does not hold up every placed record (partition_out_of_range).
-    mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> partitions_unknown_since_;
+    mutable std::unordered_map<std::string, Clock::time_point> partitions_unknown_since_;
     const char* last_published_topic_ = nullptr;
     observability::Counter* last_published_ = nullptr;
 

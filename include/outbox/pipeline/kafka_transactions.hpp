@@ -7,8 +7,10 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
-#include "outbox/kafka/offset_store.hpp"
-#include "outbox/kafka/producer.hpp"
+#include "outbox/kafka/kafka_connector.hpp"
+#include "outbox/kafka/kafka_producer.hpp"
+#include "outbox/kafka/offsets_record.hpp"
+#include "outbox/util/clock.hpp"
 #include "outbox/util/lsn.hpp"
 
 namespace outbox::pipeline {
@@ -20,9 +22,7 @@ namespace outbox::pipeline {
 // (abortable or retriable: the caller rewinds).
 class KafkaTransactions {
 public:
-    using Clock = std::chrono::steady_clock;
-
-    KafkaTransactions(const config::Config& config, std::string bootstrap_servers);
+    KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock);
 
     // The configured transactional.id, or one derived from system id, database and slot; decided
     // at the first call. Empty overrides when the configuration sets it.
@@ -33,12 +33,12 @@ public:
     // The slot is ours and `producer` is new: initialises its transactions (which fences any
     // older instance and aborts what it left open) and returns the position the offsets topic
     // holds for `source`. Nothing is adopted until resume_from().
-    Lsn start(kafka::Producer& producer, const kafka::SourceIdentity& source);
+    Lsn start(kafka::KafkaProducer& producer, const kafka::SourceIdentity& source);
     // Transactions committing before the returned position are not published again.
     Lsn resume_from(Lsn stored, Lsn slot_confirmed);
 
     // One record joins the Kafka transaction, which begins here if none is open.
-    void add(kafka::Producer& producer, std::size_t record_bytes);
+    void add(kafka::KafkaProducer& producer, std::size_t record_bytes);
     // A PostgreSQL transaction (or a non-transactional message) ending at `end_lsn` is whole in
     // the open Kafka transaction.
     void postgres_committed(Lsn end_lsn);
@@ -54,11 +54,11 @@ public:
     kafka::Record offsets_record();
     // Commits, calling `while_waiting` between attempts while Kafka is slow; then, once the caller
     // has found the producer healthy, mark_committed() adopts the transaction's end.
-    void commit(kafka::Producer& producer, const std::function<void()>& while_waiting);
+    void commit(kafka::KafkaProducer& producer, const std::function<void()>& while_waiting);
     void mark_committed();
     // Aborts the open transaction (fencing is the only failure that matters: the next producer's
     // start() aborts anything else) and forgets it.
-    void abort(kafka::Producer* producer);
+    void abort(kafka::KafkaProducer* producer);
 
     // The newest PostgreSQL commit whose Kafka transaction has committed.
     Lsn committed_end() const { return committed_end_; }
@@ -78,11 +78,12 @@ private:
     };
 
     const config::Config& config_;
-    const std::string bootstrap_servers_;
+    kafka::KafkaConnector& kafka_;
+    const Clock& clock_;
     std::string transactional_id_;
     std::optional<Open> open_;
     Lsn committed_end_ = 0;
-    std::unique_ptr<kafka::OffsetStore> offsets_;
+    std::optional<kafka::OffsetsRecord> offsets_;
 };
 
 }  // namespace outbox::pipeline

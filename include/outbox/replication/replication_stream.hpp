@@ -10,6 +10,7 @@
 #include "outbox/replication/backend_socket.hpp"
 #include "outbox/replication/pg_connection.hpp"
 #include "outbox/replication/read_pacer.hpp"
+#include "outbox/replication/wal_stream.hpp"
 #include "outbox/util/lsn.hpp"
 
 namespace outbox::replication {
@@ -21,7 +22,7 @@ namespace outbox::replication {
 // (BackendSocket), without libpq's copy of every message; over TLS or GSSAPI encryption only
 // libpq can, so it does, and one read is as many PQconsumeInput calls as ReadPacer::read_again
 // asks for.
-class ReplicationStream {
+class ReplicationStream final : public WalStream {
 public:
     explicit ReplicationStream(PgConnection connection);
     ReplicationStream(const ReplicationStream&) = delete;
@@ -36,7 +37,7 @@ public:
     // The next frame already received, or nullopt when the socket must be waited on. The span
     // stays valid until the next call of next_frame() or receive(). Throws TransientError when the connection is lost and
     // DefiniteError when the server ends the stream with an error.
-    std::optional<std::span<const char>> next_frame();
+    std::optional<std::span<const char>> next_frame() override;
 
     // Reads what the socket has into the input buffer (call when socket() is readable, after
     // next_frame() has returned every frame of the previous read). Reads are paced by ReadPacer:
@@ -49,17 +50,17 @@ public:
     // Throws TransientError if the server has closed the connection, without reading anything:
     // a read would return the data the server sent before closing and see the close only after
     // it, so a backlog could hide for a long time that this walsender is gone.
-    void check_connected() const;
+    void check_connected() const override;
     int socket() const { return PQsocket(connection_.raw()); }
 
-    void send_status_update(Lsn written, Lsn flushed, bool reply_requested);
+    void send_status_update(Lsn written, Lsn flushed, bool reply_requested) override;
 
     // Pushes out what a non-blocking write left behind.
-    void flush_output();
+    void flush_output() override;
 
     // Ends the copy cleanly (after the last status update), waiting at most 5 s for the socket to
     // take it; throws TransientError if it did not.
-    void finish();
+    void finish() override;
 
 private:
     [[noreturn]] void libpq_stream_ended();
