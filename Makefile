@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration faults demo bench sanitize fuzz fuzz-build parity-fuzz clean
+.PHONY: all deps build test unit integration faults simulate demo bench sanitize fuzz fuzz-build parity-fuzz clean
 
 all: build
 
@@ -30,6 +30,18 @@ integration: build
 
 faults: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L faults
+
+# The deterministic simulation: SEEDS seeds from FIRST_SEED, or one SEED replayed with its trace.
+SEEDS ?= 20000
+FIRST_SEED ?= 1
+simulate: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target simulation
+ifdef SEED
+	$(BUILD_DIR)/tests/simulation --seed $(SEED)
+else
+	$(BUILD_DIR)/tests/simulation --seeds $(SEEDS) --first $(FIRST_SEED)
+endif
 
 demo: build
 	scripts/demo.sh

@@ -1,0 +1,364 @@
+#include "sim_kafka.hpp"
+
+#include <algorithm>
+
+#include "outbox/util/errors.hpp"
+
+namespace outbox::simulation {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::uint32_t java_hash_partition(std::string_view key, int partitions) {
+    std::uint32_t h = 2166136261u;
+    for (const char c : key) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    return h % static_cast<std::uint32_t>(partitions);
+}
+
+}  // namespace
+
+SimTopic& SimCluster::create_topic(const std::string& name, int partitions) {
+    auto& topic = topics_[name];
+    if (topic.partitions.empty()) topic.partitions.resize(static_cast<std::size_t>(std::max(1, partitions)));
+    return topic;
+}
+
+void SimCluster::add_partitions(const std::string& name, int more) {
+    auto found = topics_.find(name);
+    if (found == topics_.end()) return;
+    found->second.partitions.resize(found->second.partitions.size() + static_cast<std::size_t>(more));
+    resized.insert(name);
+    trace_.at(clock_.millis(), "kafka: topic " + name + " now has " + std::to_string(found->second.partitions.size()) + " partitions");
+}
+
+int SimCluster::init_transactions(const std::string& transactional_id) {
+    const int epoch = ++epochs_[transactional_id];
+    end_transaction(transactional_id, epoch - 1, false);
+    return epoch;
+}
+
+int SimCluster::current_epoch(const std::string& transactional_id) const {
+    const auto found = epochs_.find(transactional_id);
+    return found == epochs_.end() ? 0 : found->second;
+}
+
+void SimCluster::end_transaction(const std::string& transactional_id, int, bool commit) {
+    auto found = open_.find(transactional_id);
+    if (found == open_.end()) return;
+    for (const auto& ref : found->second) {
+        auto& record = topics_[ref.topic].partitions[static_cast<std::size_t>(ref.partition)][ref.offset];
+        if (record.state == StoredRecord::State::open)
+            record.state = commit ? StoredRecord::State::committed : StoredRecord::State::aborted;
+    }
+    open_.erase(found);
+}
+
+void SimCluster::append(const std::string& topic, int partition, StoredRecord record) {
+    if (trace_.echo) {
+        std::string id = "?";
+        for (const auto& [name, value] : record.headers)
+            if (name == "id" && value) id = value->substr(value->size() - 4);
+        trace_.at(clock_.millis(), "  kafka: " + topic + "[" + std::to_string(partition) + "] appends id ..." + id +
+                                       " from producer #" + std::to_string(record.producer_instance));
+    }
+    auto& log = topics_[topic].partitions[static_cast<std::size_t>(partition)];
+    record.sequence = ++appended_;
+    if (record.state == StoredRecord::State::open) open_[record.transactional_id].push_back({topic, partition, log.size()});
+    log.push_back(std::move(record));
+}
+
+SimProducer::SimProducer(SimCluster& cluster, SimConnector* owner, DeliveryHandler on_delivery, std::string transactional_id)
+    : cluster_(cluster),
+      on_delivery_(std::move(on_delivery)),
+      transactional_id_(std::move(transactional_id)),
+      instance_(cluster.next_instance()),
+      owner_(owner) {}
+
+SimProducer::~SimProducer() {
+    if (owner_) owner_->forget(this);
+}
+
+void SimProducer::make_fatal(const std::string& why) {
+    if (!fatal_.empty()) return;
+    fatal_ = "_FATAL: " + why;
+    cluster_.trace().at(cluster_.clock().millis(), "kafka: producer #" + std::to_string(instance_) + " fatal: " + why);
+}
+
+// A newer instance with our transactional.id took over: our epoch is stale.
+void SimProducer::check_fenced() {
+    if (transactional_id_.empty() || fenced_ || epoch_ == 0) return;
+    if (cluster_.current_epoch(transactional_id_) != epoch_) {
+        fenced_ = true;
+        fatal_ = "PRODUCER_FENCED: producer fenced by a newer instance";
+    }
+}
+
+rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint64_t tag) {
+    check_fenced();
+    if (!fatal_.empty()) return RD_KAFKA_RESP_ERR__FATAL;
+    if (!transactional_id_.empty() && !in_transaction_) return RD_KAFKA_RESP_ERR__STATE;
+    const std::size_t size = kafka::record_size(record);
+    if (size > cluster_.client_max_bytes) return RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
+    const std::string topic(record.topic);
+    if (!cluster_.has_topic(topic)) {
+        if (!cluster_.auto_create_topics) return RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+        cluster_.create_topic(topic, 1);
+    }
+    const int partitions = static_cast<int>(cluster_.topics()[topic].partitions.size());
+    int partition = record.partition;
+    if (partition >= partitions) return RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+    if (partition < 0) partition = record.key ? static_cast<int>(java_hash_partition(*record.key, partitions)) : 0;
+    StoredRecord stored;
+    if (record.key) stored.key = std::string(*record.key);
+    if (record.value) stored.value = std::string(*record.value);
+    for (const auto& h : record.headers)
+        stored.headers.emplace_back(std::string(h.name), h.value ? std::optional<std::string>(std::string(*h.value)) : std::nullopt);
+    stored.producer_instance = instance_;
+    if (!transactional_id_.empty()) {
+        stored.state = StoredRecord::State::open;
+        stored.transactional_id = transactional_id_;
+        stored.epoch = epoch_;
+    }
+    const auto now = cluster_.clock().now();
+    std::uniform_int_distribution<int> latency(1, 8);
+    auto due = now + std::chrono::milliseconds(latency(cluster_.random()));
+    if (!in_flight_.empty()) due = std::max(due, in_flight_.back().due);  // one ordered pipeline
+    InFlight f{topic, partition, std::move(stored), tag, size, now, due};
+    if (size > cluster_.max_message_bytes) f.outcome = RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
+    in_flight_.push_back(std::move(f));
+    return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+void SimProducer::report(const InFlight& f, rd_kafka_resp_err_t error) {
+    kafka::DeliveryReport r;
+    r.tag = f.tag;
+    r.error = error;
+    r.topic = f.topic;
+    r.partition = f.partition;
+    r.size = f.size;
+    r.served_at_ms = cluster_.clock().unix_ms();
+    std::vector<kafka::Header> headers;
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (f.record.key) r.key = *f.record.key;
+        if (f.record.value) r.value = *f.record.value;
+        for (const auto& [name, value] : f.record.headers)
+            headers.push_back({name, value ? std::optional<std::string_view>(*value) : std::nullopt});
+        r.headers = headers;
+        r.timestamp_ms = cluster_.clock().unix_ms();
+    }
+    on_delivery_(r);
+}
+
+// A record that fails after it was sent may have been written all the same; per partition the
+// idempotent producer's sequence numbers let only a prefix of what it sent through.
+void SimProducer::maybe_written(const InFlight& f, bool reachable) {
+    const auto where = std::make_pair(f.topic, f.partition);
+    if (!reachable || f.outcome != RD_KAFKA_RESP_ERR_NO_ERROR || unwritten_.contains(where) || cluster_.random()() % 2 == 0) {
+        unwritten_.insert(where);
+        return;
+    }
+    cluster_.append(f.topic, f.partition, f.record);
+}
+
+// Hands over the reports that are due; true when any was.
+bool SimProducer::deliver_due() {
+    check_fenced();
+    const auto now = cluster_.clock().now();
+    bool any = false;
+    while (!in_flight_.empty()) {
+        InFlight& front = in_flight_.front();
+        if (!fatal_.empty()) {
+            // A producer in its fatal state fails what it holds; some of it may be written.
+            maybe_written(front, transactional_id_.empty());
+            InFlight f = std::move(front);
+            in_flight_.pop_front();
+            report(f, RD_KAFKA_RESP_ERR__FATAL);
+            any = true;
+            continue;
+        }
+        if (now - front.produced >= message_timeout) {
+            // Timed out in librdkafka: the broker may have written it anyway.
+            maybe_written(front, now >= cluster_.faults.stalled_until);
+            InFlight f = std::move(front);
+            in_flight_.pop_front();
+            if (!transactional_id_.empty()) transaction_failed_ = true;
+            report(f, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT);
+            any = true;
+            continue;
+        }
+        if (front.due > now || now < cluster_.faults.stalled_until) break;
+        InFlight f = std::move(front);
+        in_flight_.pop_front();
+        if (f.outcome == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            if (cluster_.topics()[f.topic].partitions.size() <= static_cast<std::size_t>(f.partition)) f.outcome = RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+        }
+        // Modelled gapless: behind a record of a partition that failed unwritten, nothing of
+        // this producer reaches that partition.
+        if (f.outcome == RD_KAFKA_RESP_ERR_NO_ERROR && unwritten_.contains({f.topic, f.partition}))
+            f.outcome = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
+        if (f.outcome == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            cluster_.append(f.topic, f.partition, f.record);
+        } else if (!transactional_id_.empty()) {
+            transaction_failed_ = true;
+        }
+        report(f, f.outcome);
+        any = true;
+    }
+    return any;
+}
+
+void SimProducer::serve(int timeout_ms) {
+    if (deliver_due() || timeout_ms <= 0) return;
+    auto until = cluster_.clock().now() + std::chrono::milliseconds(timeout_ms);
+    if (!in_flight_.empty()) {
+        auto next = std::max(in_flight_.front().due, cluster_.faults.stalled_until);
+        next = std::min(next, in_flight_.front().produced + message_timeout);
+        until = std::min(until, std::max(next, cluster_.clock().now()));
+    }
+    cluster_.clock().advance_to(until);
+    deliver_due();
+}
+
+bool SimProducer::flush(int timeout_ms) {
+    const auto until = cluster_.clock().now() + std::chrono::milliseconds(timeout_ms);
+    serve(0);
+    while (!in_flight_.empty() && cluster_.clock().now() < until) serve(static_cast<int>(
+        std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(until - cluster_.clock().now()).count())));
+    return in_flight_.empty();
+}
+
+void SimProducer::purge() {
+    // None reaches a broker; their reports would come from a later serve(), and the router never
+    // serves a producer again after purging it.
+    in_flight_.clear();
+}
+
+std::optional<int> SimProducer::partition_count(std::string_view topic, int at_least, int timeout_ms) {
+    const auto known = known_partitions_.find(topic);
+    if (known != known_partitions_.end() && at_least < known->second) return known->second;
+    if (cluster_.clock().now() < cluster_.faults.metadata_down_until) {
+        cluster_.clock().advance(std::chrono::milliseconds(std::min(timeout_ms, 1000)));
+        return known != known_partitions_.end() ? std::optional<int>(known->second) : std::nullopt;
+    }
+    const auto found = cluster_.topics().find(std::string(topic));
+    if (found == cluster_.topics().end()) return std::nullopt;
+    const int count = static_cast<int>(found->second.partitions.size());
+    known_partitions_[std::string(topic)] = count;
+    return count;
+}
+
+kafka::KafkaProducer::CreateOutcome SimProducer::create_topic(std::string_view topic, int partitions, int,
+                                                              const std::vector<std::pair<std::string, std::string>>&,
+                                                              int timeout_ms) {
+    auto& faults = cluster_.faults;
+    const std::string name(topic);
+    if (faults.create_topics_timeouts > 0) {
+        --faults.create_topics_timeouts;
+        // The controller may have made it although the answer never came.
+        if (cluster_.random()() % 2 == 0) cluster_.create_topic(name, partitions > 0 ? partitions : 2);
+        cluster_.clock().advance(std::chrono::milliseconds(timeout_ms));
+        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " timed out");
+        return {RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer to CreateTopics"};
+    }
+    if (faults.create_topics_unauthorized) {
+        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " not authorized");
+        return {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "Authorization failed."};
+    }
+    if (cluster_.has_topic(name)) return {RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists."};
+    if (faults.create_topics_refused) {
+        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " refused by policy");
+        return {RD_KAFKA_RESP_ERR_POLICY_VIOLATION, "refused by the create topic policy"};
+    }
+    cluster_.create_topic(name, partitions > 0 ? partitions : 2);
+    cluster_.trace().at(cluster_.clock().millis(), "kafka: created topic " + name);
+    return {};
+}
+
+void SimProducer::init_transactions(int) {
+    epoch_ = cluster_.init_transactions(transactional_id_);
+    cluster_.trace().at(cluster_.clock().millis(), "kafka: producer #" + std::to_string(instance_) + " init_transactions, epoch " +
+                                                       std::to_string(epoch_));
+}
+
+void SimProducer::begin_transaction() {
+    check_fenced();
+    if (fenced_) throw kafka::TransactionError(kafka::TransactionError::Kind::fenced, "kafka: begin_transaction: fenced");
+    if (!fatal_.empty()) throw kafka::TransactionError(kafka::TransactionError::Kind::fatal, "kafka: begin_transaction: " + fatal_);
+    in_transaction_ = true;
+    transaction_failed_ = false;
+}
+
+void SimProducer::commit_transaction(int timeout_ms) {
+    using Kind = kafka::TransactionError::Kind;
+    check_fenced();
+    if (fenced_) throw kafka::TransactionError(Kind::fenced, "kafka: commit_transaction: fenced");
+    if (!fatal_.empty()) throw kafka::TransactionError(Kind::fatal, "kafka: commit_transaction: " + fatal_);
+    // Commit flushes first.
+    flush(timeout_ms);
+    if (!in_flight_.empty()) throw kafka::TransactionError(Kind::retriable, "kafka: commit_transaction: timed out flushing");
+    if (cluster_.faults.commit_timeouts > 0) {
+        --cluster_.faults.commit_timeouts;
+        cluster_.clock().advance(std::chrono::milliseconds(timeout_ms));
+        throw kafka::TransactionError(Kind::retriable, "kafka: commit_transaction: timed out");
+    }
+    if (transaction_failed_ || std::exchange(cluster_.faults.fail_next_commit_abortable, false))
+        throw kafka::TransactionError(Kind::abortable, "kafka: commit_transaction: a record failed; abort");
+    check_fenced();
+    if (fenced_) throw kafka::TransactionError(Kind::fenced, "kafka: commit_transaction: fenced");
+    cluster_.end_transaction(transactional_id_, epoch_, true);
+    in_transaction_ = false;
+}
+
+void SimProducer::abort_transaction(int) {
+    check_fenced();
+    if (fenced_) throw kafka::TransactionError(kafka::TransactionError::Kind::fenced, "kafka: abort_transaction: fenced");
+    purge();
+    cluster_.end_transaction(transactional_id_, epoch_, false);
+    in_transaction_ = false;
+    transaction_failed_ = false;
+}
+
+std::unique_ptr<kafka::KafkaProducer> SimConnector::producer(
+    kafka::KafkaProducer::DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides) {
+    std::string tid;
+    for (const auto& [name, value] : overrides)
+        if (name == "transactional.id") tid = value;
+    auto made = std::make_unique<SimProducer>(cluster_, this, std::move(on_delivery), tid);
+    latest_ = made.get();
+    cluster_.trace().at(cluster_.clock().millis(), "kafka: new producer #" + std::to_string(made->instance()));
+    return made;
+}
+
+namespace {
+
+class SimOffsetsTopic final : public kafka::OffsetsTopic {
+public:
+    SimOffsetsTopic(SimCluster& cluster, std::string topic, std::string key)
+        : cluster_(cluster), topic_(std::move(topic)), key_(std::move(key)) {}
+    void ensure_topic() override {
+        if (!cluster_.has_topic(topic_)) cluster_.create_topic(topic_, 1);
+    }
+    Lsn read_committed_position() override {
+        Lsn position = 0;
+        for (const auto& log : cluster_.topics()[topic_].partitions)
+            for (const auto& r : log) {
+                if (r.state == StoredRecord::State::open || r.state == StoredRecord::State::aborted) continue;
+                if (!r.key || *r.key != key_ || !r.value) continue;
+                if (const auto lsn = kafka::OffsetsRecord::position_of(*r.value)) position = std::max(position, *lsn);
+            }
+        return position;
+    }
+
+private:
+    SimCluster& cluster_;
+    std::string topic_;
+    std::string key_;
+};
+
+}  // namespace
+
+std::unique_ptr<kafka::OffsetsTopic> SimConnector::offsets_topic(const std::string& topic, const kafka::SourceIdentity& source) {
+    return std::make_unique<SimOffsetsTopic>(cluster_, topic, source.key());
+}
+
+}  // namespace outbox::simulation

@@ -1,0 +1,129 @@
+#pragma once
+
+// A simulated PostgreSQL primary with one logical slot and the walsender that streams it as
+// pgoutput: transactions in commit order from the slot's confirmed position (so earlier,
+// unconfirmed transactions come again after a reconnect), RELATION before a relation's first
+// change on each connection, logical messages (transactional and not), keepalives carrying the
+// WAL end (which runs ahead of the published changes), and the faults the schedule injects:
+// a connection cut before any message, silence.
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "outbox/replication/wal_stream.hpp"
+#include "sim_clock.hpp"
+#include "trace.hpp"
+
+namespace outbox::simulation {
+
+// One change inside a transaction, or a non-transactional message on its own.
+struct Change {
+    enum class Kind { outbox_row, other_row, message } kind = Kind::outbox_row;
+    std::uint32_t relid = 0;  // rows
+    Lsn lsn = 0;
+    std::vector<std::optional<std::string>> values;  // rows
+    std::string prefix;                              // messages
+    std::string content;                             // messages
+    int event = -1;                                  // index into the workload's events, -1: none
+};
+
+struct WalItem {
+    bool transaction = true;  // false: a non-transactional logical message
+    Lsn commit_lsn = 0;       // a message: its own position
+    Lsn end_lsn = 0;
+    std::uint32_t xid = 0;
+    std::int64_t commit_time_us = 0;
+    std::vector<Change> changes;
+};
+
+struct SimRelation {
+    std::uint32_t relid;
+    std::string schema;
+    std::string table;
+    std::vector<std::pair<std::string, std::uint32_t>> columns;
+};
+
+class SimPostgres;
+
+class SimWalStream final : public replication::WalStream {
+public:
+    SimWalStream(SimPostgres& server, std::size_t first_item, int connection);
+    ~SimWalStream() override;
+
+    std::optional<std::span<const char>> next_frame() override;
+    void send_status_update(Lsn written, Lsn flushed, bool reply_requested) override;
+    void flush_output() override;
+    void check_connected() const override;
+    void finish() override;
+
+    // The walsender sends what it has (up to `budget` frames) into the socket.
+    void pump(int budget);
+    // Faults: the connection breaks after `frames` more frames are read (0: now).
+    void cut_after(int frames);
+    bool cut() const { return cut_after_ == 0; }
+    bool silent = false;  // the walsender sends nothing (busy decoding, or the network is gone)
+    int connection() const { return connection_; }
+
+private:
+    void queue_item(const WalItem& item);
+    void queue_relation(std::uint32_t relid);
+    void send(std::string frame, std::string what);
+
+    SimPostgres& server_;
+    std::size_t next_item_;
+    int connection_;
+    std::set<std::uint32_t> relations_sent_;
+    std::deque<std::string> socket_;  // frames sent, not yet read
+    std::deque<std::string> described_;  // what each is, for a replay's trace
+    std::string current_;
+    int cut_after_ = -1;
+    bool finished_ = false;
+    Lsn sent_end_ = 0;
+};
+
+class SimPostgres {
+public:
+    SimPostgres(SimClock& clock, std::mt19937_64& random, Trace& trace);
+
+    // Workload: appends a committed transaction (or a non-transactional message); assigns LSNs.
+    const WalItem& commit(WalItem item);
+    // WAL written by tables outside the publication: the WAL end moves, nothing is published.
+    void unpublished_write(Lsn bytes) { wal_end_ += bytes; }
+    Lsn wal_end() const { return wal_end_; }
+    const std::vector<WalItem>& wal() const { return wal_; }
+    std::vector<SimRelation> relations;
+    const SimRelation* relation(std::uint32_t relid) const;
+
+    // The slot.
+    Lsn slot_confirmed() const { return slot_confirmed_; }
+    bool slot_active() const { return active_ != nullptr; }
+    // START_REPLICATION: streams from the slot's confirmed position. Nothing when another
+    // connection holds the slot.
+    std::unique_ptr<SimWalStream> start_replication();
+    // Called with every standby status update's flush position before the slot adopts it.
+    std::function<void(Lsn flushed)> on_confirm;
+
+    SimClock& clock() { return clock_; }
+    std::mt19937_64& random() { return random_; }
+    Trace& trace() { return trace_; }
+
+private:
+    friend class SimWalStream;
+    SimClock& clock_;
+    std::mt19937_64& random_;
+    Trace& trace_;
+    std::vector<WalItem> wal_;
+    Lsn wal_end_ = 0x1000000;
+    std::uint32_t next_xid_ = 1000;
+    Lsn slot_confirmed_ = 0x1000000;
+    SimWalStream* active_ = nullptr;
+    int connections_ = 0;
+};
+
+}  // namespace outbox::simulation
