@@ -21,8 +21,14 @@ ChangeHandler::ChangeHandler(const config::Config& config, router::OutboxRouter&
 
 void ChangeHandler::connection_lost() {
     if (open_txn_) {
-        if (!transactions_ && !open_txn_delivered_before_)
-            partly_handed_over_ = PartlyHandedOver{open_context_.commit_lsn, open_txn_rows_};
+        // A loss while the cut-short transaction is replayed again may come before the rows
+        // already handed over: the record keeps the larger count.
+        if (!transactions_ && !open_txn_delivered_before_) {
+            std::size_t rows = open_txn_rows_;
+            if (partly_handed_over_ && partly_handed_over_->commit_lsn == open_context_.commit_lsn)
+                rows = std::max(rows, partly_handed_over_->rows);
+            partly_handed_over_ = PartlyHandedOver{open_context_.commit_lsn, rows};
+        }
         tracker_.abandon_open_transaction();
     }
     open_txn_.reset();
@@ -84,8 +90,14 @@ void ChangeHandler::on_begin(const pgoutput::Begin& begin) {
     open_txn_delivered_before_ = begin.final_lsn < replay_skip_position();
     open_txn_rows_ = 0;
     rows_to_skip_ = 0;
-    if (partly_handed_over_ && partly_handed_over_->commit_lsn == begin.final_lsn) rows_to_skip_ = partly_handed_over_->rows;
-    partly_handed_over_.reset();
+    // The server replays from the slot's position: earlier transactions, delivered or with the
+    // producer, come before the cut-short one, and their BEGINs must not make it forget what
+    // went. It is forgotten once the transaction is past.
+    if (!partly_handed_over_) return;
+    if (partly_handed_over_->commit_lsn == begin.final_lsn)
+        rows_to_skip_ = partly_handed_over_->rows;
+    else if (partly_handed_over_->commit_lsn < begin.final_lsn)
+        partly_handed_over_.reset();
 }
 
 // Commits before this position need nothing sent: delivered, or (at-least-once) already with
@@ -93,11 +105,11 @@ void ChangeHandler::on_begin(const pgoutput::Begin& begin) {
 Lsn ChangeHandler::replay_skip_position() const { return std::max(delivered_position(), handed_over_end_); }
 
 // For an outbox row of the open transaction: whether the producer already has it (the first
-// rows of a transaction a lost connection cut short). Counts the row as handed over either way.
+// rows of a transaction a lost connection cut short); such a row counts as handed over again.
 bool ChangeHandler::handed_over_before() {
-    ++open_txn_rows_;
     if (rows_to_skip_ == 0) return false;
     --rows_to_skip_;
+    ++open_txn_rows_;
     return true;
 }
 
@@ -108,6 +120,7 @@ void ChangeHandler::on_commit(const pgoutput::Commit& commit, Lsn wal_position) 
                             format_lsn(open_context_.commit_lsn));
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
     open_txn_.reset();
+    if (partly_handed_over_ && partly_handed_over_->commit_lsn == commit.commit_lsn) partly_handed_over_.reset();
     postgres_committed(commit.end_lsn);
 }
 
@@ -165,6 +178,9 @@ void ChangeHandler::on_row(std::uint32_t relid, pgoutput::Tuple row, const pgout
         deliveries_.reject(e, entry.source, *open_txn_, open_context_, "", "route",
                            e.id ? HeaderList{{"id", e.id}} : HeaderList{});
     }
+    // Only now: a row that publish() could not hand over (topic creation failed for the moment,
+    // the connection is then dropped) must come again after the reconnect.
+    ++open_txn_rows_;
 }
 
 void ChangeHandler::on_update(const pgoutput::Update& update) {
@@ -189,6 +205,7 @@ void ChangeHandler::on_message(const pgoutput::LogicalMessage& message) {
         } catch (const router::InvalidRowError& e) {
             deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
         }
+        ++open_txn_rows_;
         return;
     }
     // A non-transactional message is outside any transaction; the router refuses it. To

@@ -87,13 +87,15 @@ private:
     std::optional<TxnId> open_txn_;
     bool open_txn_delivered_before_ = false;  // replayed after a reconnect: publish nothing
     router::TransactionContext open_context_;
-    std::size_t open_txn_rows_ = 0;  // its outbox rows handed to the producer (or dead-lettered, or skipped)
+    std::size_t open_txn_rows_ = 0;  // its outbox rows the producer has (or dead-lettered, or skipped)
     std::size_t rows_to_skip_ = 0;   // its first rows, handed over before a reconnect cut it short
 
     // At-least-once: what the current producer already has, so that a reconnect replays none of
     // it (Kafka acknowledges it without the walsender). The end of the newest transaction handed
     // over in full, and the transaction a lost connection cut short with how many of its rows
-    // went. Forgotten when the producer is replaced: then its records are in doubt.
+    // went, kept through the replay of the earlier transactions before it and through further
+    // losses until its COMMIT is received. Forgotten when the producer is replaced: then its
+    // records are in doubt.
     Lsn handed_over_end_ = 0;
     struct PartlyHandedOver {
         Lsn commit_lsn = 0;
