@@ -27,7 +27,9 @@ bool user_sets(const config::KafkaSettings& settings, std::string_view name) {
 
 Producer::Producer(const config::KafkaSettings& settings, const std::string& bootstrap_servers,
                    DeliveryHandler on_delivery, const std::vector<std::pair<std::string, std::string>>& overrides)
-    : on_delivery_(std::move(on_delivery)), connection_failures_(settings, bootstrap_servers) {
+    : on_delivery_(std::move(on_delivery)),
+      connection_failures_(settings, bootstrap_servers),
+      admin_(admin_conf(settings, bootstrap_servers)) {
     // Idempotence gives acks=all and keeps per-partition order across retries; without it a
     // retried batch can land after a later one and break per-key order.
     std::vector<std::pair<std::string, std::string>> defaults;
@@ -226,32 +228,10 @@ std::optional<int> Producer::partition_count(std::string_view topic, int at_leas
     return cached->second.count;
 }
 
-Producer::CreateOutcome Producer::create_topic(std::string_view topic, int partitions, int replication_factor,
-                                               const std::vector<std::pair<std::string, std::string>>& configs,
-                                               int timeout_ms) {
-    char error[512];
-    const std::string name(topic);
-    NewTopicPtr new_topic(rd_kafka_NewTopic_new(name.c_str(), partitions, replication_factor, error, sizeof error));
-    if (!new_topic) return {RD_KAFKA_RESP_ERR__INVALID_ARG, error};
-    for (const auto& [config_name, value] : configs)
-        if (const auto err = rd_kafka_NewTopic_set_config(new_topic.get(), config_name.c_str(), value.c_str()))
-            return {err, "topic config " + config_name + ": " + rd_kafka_err2str(err)};
-    const QueuePtr queue(rd_kafka_queue_new(handle_.get()));
-    rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
-    rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(handle_.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS);
-    rd_kafka_AdminOptions_set_request_timeout(options, timeout_ms, error, sizeof error);
-    rd_kafka_CreateTopics(handle_.get(), topics, 1, options, queue.get());
-    rd_kafka_AdminOptions_destroy(options);
-    const EventPtr event(rd_kafka_queue_poll(queue.get(), timeout_ms + 1000));
-    if (!event) return {RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer to CreateTopics"};
-    if (const auto err = rd_kafka_event_error(event.get())) return {err, rd_kafka_event_error_string(event.get())};
-    size_t count = 0;
-    const rd_kafka_topic_result_t** results =
-        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &count);
-    if (count != 1) return {RD_KAFKA_RESP_ERR__FAIL, "CreateTopics answered for " + std::to_string(count) + " topics"};
-    const auto err = rd_kafka_topic_result_error(results[0]);
-    const char* message = rd_kafka_topic_result_error_string(results[0]);
-    return {err, message ? message : rd_kafka_err2str(err)};
+ConfPtr Producer::admin_conf(const config::KafkaSettings& settings, const std::string& bootstrap_servers) {
+    ConfPtr conf = client_conf(settings, bootstrap_servers, {});
+    rd_kafka_conf_set_log_cb(conf.get(), &Producer::on_log);
+    return conf;
 }
 
 std::string Producer::check_metadata(int timeout_ms) const {

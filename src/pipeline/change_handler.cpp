@@ -17,7 +17,10 @@ ChangeHandler::ChangeHandler(const config::Config& config, router::OutboxRouter&
       sources_(sources),
       deliveries_(deliveries),
       transactions_(transactions),
-      commit_due_(std::move(commit_due)) {}
+      commit_due_(std::move(commit_due)) {
+    // A row that waited for its topic counts once it went (the loop reads nothing meanwhile).
+    deliveries_.on_held_record_handed_over([this] { ++open_txn_rows_; });
+}
 
 void ChangeHandler::connection_lost() {
     if (open_txn_) {
@@ -170,17 +173,18 @@ void ChangeHandler::on_row(std::uint32_t relid, pgoutput::Tuple row, const pgout
     if (entry.bind_error) throw DefiniteError(*entry.bind_error);
     if (handed_over_before()) return;
     sources_[entry.source].received->add();
+    bool handed_over = true;
     try {
-        deliveries_.publish(key_change ? router_.route_key_change(*entry.outbox, *key_change, open_context_)
-                                       : router_.route_insert(*entry.outbox, row, open_context_),
-                            entry.source, *open_txn_, open_context_);
+        handed_over = deliveries_.publish(key_change ? router_.route_key_change(*entry.outbox, *key_change, open_context_)
+                                                     : router_.route_insert(*entry.outbox, row, open_context_),
+                                          entry.source, *open_txn_, open_context_);
     } catch (const router::InvalidRowError& e) {
         deliveries_.reject(e, entry.source, *open_txn_, open_context_, "", "route",
                            e.id ? HeaderList{{"id", e.id}} : HeaderList{});
     }
-    // Only now: a row that publish() could not hand over (topic creation failed for the moment,
-    // the connection is then dropped) must come again after the reconnect.
-    ++open_txn_rows_;
+    // Only once the producer has it: a row that failed or still waits for its topic must come
+    // again after a reconnect.
+    if (handed_over) ++open_txn_rows_;
 }
 
 void ChangeHandler::on_update(const pgoutput::Update& update) {
@@ -200,12 +204,13 @@ void ChangeHandler::on_message(const pgoutput::LogicalMessage& message) {
     const auto source = sources_.id(OutboxSources::Kind::message_prefix, message.prefix);
     sources_[source].received->add();
     if (open_txn_) {
+        bool handed_over = true;
         try {
-            deliveries_.publish(router_.route_message(message, open_context_), source, *open_txn_, open_context_);
+            handed_over = deliveries_.publish(router_.route_message(message, open_context_), source, *open_txn_, open_context_);
         } catch (const router::InvalidRowError& e) {
             deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});
         }
-        ++open_txn_rows_;
+        if (handed_over) ++open_txn_rows_;
         return;
     }
     // A non-transactional message is outside any transaction; the router refuses it. To

@@ -56,6 +56,7 @@ Deliveries::Deliveries(const config::Config& config, observability::Metrics& met
 
 void Deliveries::use(kafka::KafkaProducer* producer) {
     producer_ = producer;
+    topic_creator_.producer_replaced();
     // Topic names are known by address, and a new producer has topic handles of its own; the
     // previous one is gone or never served again.
     published_by_topic_.clear();
@@ -63,6 +64,7 @@ void Deliveries::use(kafka::KafkaProducer* producer) {
 }
 
 void Deliveries::reset() {
+    held_.reset();
     bytes_in_flight_ = 0;
     dead_letters_to_send_.clear();
     delivery_failure_.clear();
@@ -78,9 +80,43 @@ void Deliveries::produce_offsets_record(const kafka::Record& record) {
         throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
 }
 
-void Deliveries::publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
+bool Deliveries::publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
                          const router::TransactionContext& context) {
-    topic_creator_.ensure(*producer_, record.topic);
+    if (topic_creator_.ready(*producer_, record.topic)) {
+        hand_over(record, source, txn, context);
+        return true;
+    }
+    Held held{std::string(record.topic), record.partition, owned(record.key), owned(record.value), headers_of(record),
+              {}, record.timestamp_ms, std::string(record.partition_column), source, txn, context};
+    held_ = std::move(held);
+    return false;
+}
+
+router::OutboxRecord Deliveries::Held::record() {
+    header_views.clear();
+    for (const auto& [name, value] : headers)
+        header_views.push_back({name, value ? std::optional<std::string_view>(*value) : std::nullopt});
+    router::OutboxRecord r;
+    r.topic = topic;
+    r.partition = partition;
+    if (key) r.key = *key;
+    if (value) r.value = *value;
+    r.headers = header_views;
+    r.timestamp_ms = timestamp_ms;
+    r.partition_column = partition_column;
+    return r;
+}
+
+void Deliveries::retry_held() {
+    if (!held_ || !producer_ || !topic_creator_.ready(*producer_, held_->topic)) return;
+    Held held = std::move(*held_);
+    held_.reset();
+    hand_over(held.record(), held.source, held.txn, held.context);
+    if (held_handed_over_) held_handed_over_();
+}
+
+void Deliveries::hand_over(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
+                           const router::TransactionContext& context) {
     if (const auto out_of_range = partition_out_of_range(record, source, context)) {
         reject(*out_of_range, source, txn, context, std::string(record.topic), "route", headers_of(record));
         return;

@@ -9,6 +9,11 @@
 #include "outbox/util/log.hpp"
 
 namespace outbox::pipeline {
+namespace {
+
+constexpr std::chrono::milliseconds kHeldRecheck{10};
+
+}  // namespace
 
 StreamCore::StreamCore(const config::Config& config, observability::Metrics& metrics, kafka::KafkaConnector& kafka,
                        const Clock& clock)
@@ -142,7 +147,8 @@ void StreamCore::send_if_caught_up() {
 // Transactions count too: behind one unacknowledged event, every transaction received after it
 // waits in the tracker, those without outbox rows included.
 bool StreamCore::saturated() const {
-    return static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
+    // A record waiting for its topic (topic.creation.*) holds everything after it back as well.
+    return deliveries_.holding() || static_cast<long>(tracker_.events_in_flight()) >= config_.max_inflight_messages ||
            static_cast<long>(tracker_.transactions_pending()) >= config_.max_inflight_messages ||
            static_cast<long>(deliveries_.bytes_in_flight()) >= config_.max_inflight_bytes;
 }
@@ -155,6 +161,7 @@ void StreamCore::serve_kafka(int timeout_ms) {
 
 // Also after reports served elsewhere (produce() waiting for room in librdkafka's queue).
 void StreamCore::act_on_deliveries() {
+    deliveries_.retry_held();
     deliveries_.send_dead_letters();
     deliveries_.check_health();
 }
@@ -183,6 +190,8 @@ Clock::time_point StreamCore::next_due() const {
     // would make an overdue deadline a busy loop.
     if (const auto deadline = kafka_txns_.deadline(changes_.receiving_transaction())) wake_at = std::min(wake_at, *deadline);
     if (lingering_while_caught_up()) wake_at = std::min(wake_at, clock_.now() + CaughtUpFlush::kRecheck);
+    // Kafka's answers about a held record's topic wake nothing: look again soon.
+    if (deliveries_.holding()) wake_at = std::min(wake_at, clock_.now() + kHeldRecheck);
     return wake_at;
 }
 
@@ -231,7 +240,9 @@ Lsn StreamCore::confirmable_lsn() {
 }
 
 void StreamCore::connection_lost() {
-    // The server re-sends every unconfirmed transaction, so a partial one starts over.
+    // The server re-sends every unconfirmed transaction, so a partial one starts over, with the
+    // record that was waiting for its topic.
+    deliveries_.drop_held();
     changes_.connection_lost();
     if (exactly_once_) rewind_kafka_transactions();
     stream_ = nullptr;
@@ -309,6 +320,7 @@ void StreamCore::drain_and_stop() {
             log::warn(std::string("stopping without committing the last Kafka transaction: ") + e.what());
         }
     }
+    deliveries_.drop_held();
     changes_.stopped();
     if (stream_) {
         try {

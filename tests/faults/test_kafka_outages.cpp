@@ -133,3 +133,31 @@ BOOST_AUTO_TEST_CASE(fatal_producer_error_replaces_the_producer_and_replays) {
     BOOST_TEST(router.running());
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+// topic.creation.*: the mock cluster never answers CreateTopics. Creating the topic must not stop
+// the loop: status updates keep going out while the row waits for its topic (before, the loop sat
+// in CreateTopics for 30 s and then in the wait for the topic's metadata, sending nothing).
+BOOST_AUTO_TEST_CASE(an_unanswered_create_topics_does_not_stop_the_loop) {
+    const auto db = create_outbox_database("createwait");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), router_config(db, "",
+                                                   "topic.creation.default.partitions: 1\n"
+                                                   "topic.creation.default.replication.factor: 1\n",
+                                                   "outbox:\n  route.topic.replacement: createwait.events\n"));
+    BOOST_REQUIRE(router.wait_streaming());
+    sql.exec(outbox_rows_sql(0, 1, 1));
+    const std::string reply_time = "SELECT reply_time FROM pg_stat_replication WHERE pid = (SELECT active_pid FROM "
+                                   "pg_replication_slots WHERE slot_name = '" + db + "')";
+    std::this_thread::sleep_for(2s);  // the row is routed and its topic asked for
+    const auto pid = walsender_pid(sql, db);
+    const auto before = sql.scalar(reply_time);
+    std::this_thread::sleep_for(3s);
+    // Status updates went out meanwhile, on the same connection (wal_sender_timeout is 5 s here).
+    const auto after = sql.scalar(reply_time);
+    BOOST_TEST(!after.empty());
+    BOOST_TEST(after != before);
+    BOOST_TEST(walsender_pid(sql, db) == pid);
+    BOOST_TEST(router.running());
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+    BOOST_TEST(!contains(router.output(), "createwait.events\" (topic.creation group \"default\"): created"));
+}

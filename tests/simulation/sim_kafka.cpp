@@ -247,31 +247,64 @@ std::optional<int> SimProducer::partition_count(std::string_view topic, int at_l
     return count;
 }
 
-kafka::KafkaProducer::CreateOutcome SimProducer::create_topic(std::string_view topic, int partitions, int,
-                                                              const std::vector<std::pair<std::string, std::string>>&,
-                                                              int timeout_ms) {
-    auto& faults = cluster_.faults;
+void SimProducer::look_up_topic(std::string_view topic) {
+    auto& c = cluster_;
+    const auto now = c.clock().now();
     const std::string name(topic);
+    if (now < c.faults.metadata_down_until) {
+        admin_[name] = {now + 10s, [] { return AdminAnswer{RD_KAFKA_RESP_ERR__TIMED_OUT, "Local: Timed out", 0}; }};
+        return;
+    }
+    admin_[name] = {now + std::chrono::milliseconds(1 + c.random()() % 20), [&c, name] {
+                        const auto found = c.topics().find(name);
+                        return AdminAnswer{RD_KAFKA_RESP_ERR_NO_ERROR, {},
+                                           found == c.topics().end() ? 0 : static_cast<int>(found->second.partitions.size())};
+                    }};
+}
+
+void SimProducer::create_topic(std::string_view topic, int partitions, int,
+                               const std::vector<std::pair<std::string, std::string>>&) {
+    auto& c = cluster_;
+    auto& faults = c.faults;
+    const auto now = c.clock().now();
+    const std::string name(topic);
+    const int count = partitions > 0 ? partitions : 2;
     if (faults.create_topics_timeouts > 0) {
         --faults.create_topics_timeouts;
         // The controller may have made it although the answer never came.
-        if (cluster_.random()() % 2 == 0) cluster_.create_topic(name, partitions > 0 ? partitions : 2);
-        cluster_.clock().advance(std::chrono::milliseconds(timeout_ms));
-        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " timed out");
-        return {RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer to CreateTopics"};
+        if (c.random()() % 2 == 0) c.create_topic(name, count);
+        c.trace().at(c.clock().millis(), "kafka: CreateTopics " + name + " will time out");
+        admin_[name] = {now + 30s, [] { return AdminAnswer{RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer to CreateTopics", 0}; }};
+        return;
     }
+    const auto latency = std::chrono::milliseconds(1 + c.random()() % 30);
     if (faults.create_topics_unauthorized) {
-        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " not authorized");
-        return {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "Authorization failed."};
+        c.trace().at(c.clock().millis(), "kafka: CreateTopics " + name + " not authorized");
+        admin_[name] = {now + latency, [] { return AdminAnswer{RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "Authorization failed.", 0}; }};
+        return;
     }
-    if (cluster_.has_topic(name)) return {RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists."};
+    if (c.has_topic(name)) {
+        admin_[name] = {now + latency, [] { return AdminAnswer{RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists.", 0}; }};
+        return;
+    }
     if (faults.create_topics_refused) {
-        cluster_.trace().at(cluster_.clock().millis(), "kafka: CreateTopics " + name + " refused by policy");
-        return {RD_KAFKA_RESP_ERR_POLICY_VIOLATION, "refused by the create topic policy"};
+        c.trace().at(c.clock().millis(), "kafka: CreateTopics " + name + " refused by policy");
+        admin_[name] = {now + latency, [] { return AdminAnswer{RD_KAFKA_RESP_ERR_POLICY_VIOLATION, "refused by the create topic policy", 0}; }};
+        return;
     }
-    cluster_.create_topic(name, partitions > 0 ? partitions : 2);
-    cluster_.trace().at(cluster_.clock().millis(), "kafka: created topic " + name);
-    return {};
+    admin_[name] = {now + latency, [&c, name, count] {
+                        c.create_topic(name, count);
+                        c.trace().at(c.clock().millis(), "kafka: created topic " + name);
+                        return AdminAnswer{};
+                    }};
+}
+
+std::optional<kafka::KafkaProducer::AdminAnswer> SimProducer::admin_answer(std::string_view topic) {
+    const auto found = admin_.find(topic);
+    if (found == admin_.end() || found->second.due > cluster_.clock().now()) return std::nullopt;
+    auto answer = found->second.answer();
+    admin_.erase(found);
+    return answer;
 }
 
 void SimProducer::init_transactions(int) {

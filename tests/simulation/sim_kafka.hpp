@@ -7,6 +7,7 @@
 // from serve(), which advances the simulated clock when asked to wait.
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -111,8 +112,10 @@ public:
     const std::string& authentication_failure() const override { return authentication_failure_; }
     std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms) override;
     std::string check_metadata(int) const override { return {}; }
-    CreateOutcome create_topic(std::string_view topic, int partitions, int replication_factor,
-                               const std::vector<std::pair<std::string, std::string>>& configs, int timeout_ms) override;
+    void look_up_topic(std::string_view topic) override;
+    void create_topic(std::string_view topic, int partitions, int replication_factor,
+                      const std::vector<std::pair<std::string, std::string>>& configs) override;
+    std::optional<AdminAnswer> admin_answer(std::string_view topic) override;
     void init_transactions(int timeout_ms) override;
     void begin_transaction() override;
     void commit_transaction(int timeout_ms) override;
@@ -153,6 +156,11 @@ private:
     bool fenced_ = false;
     std::string authentication_failure_;
     std::map<std::string, int, std::less<>> known_partitions_;
+    struct AdminRequest {
+        std::chrono::steady_clock::time_point due;
+        std::function<AdminAnswer()> answer;  // what Kafka says when it answers
+    };
+    std::map<std::string, AdminRequest, std::less<>> admin_;
     SimConnector* owner_;
 };
 

@@ -83,14 +83,19 @@ public:
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
     virtual std::string check_metadata(int timeout_ms) const = 0;
 
-    // CreateTopics for one topic (-1: the broker's default partitions or replication factor).
-    struct CreateOutcome {
+    // Admin requests, answered later so that nothing waits: one at a time per topic, started by
+    // look_up_topic() or create_topic(), answered by admin_answer() once Kafka has (nothing until
+    // then). A lookup answers with the topic's partitions (0: it does not exist) and never
+    // creates it; CreateTopics takes -1 for the broker's default partitions or replication factor.
+    struct AdminAnswer {
         rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
         std::string message;
+        int partitions = 0;
     };
-    virtual CreateOutcome create_topic(std::string_view topic, int partitions, int replication_factor,
-                                       const std::vector<std::pair<std::string, std::string>>& configs,
-                                       int timeout_ms) = 0;
+    virtual void look_up_topic(std::string_view topic) = 0;
+    virtual void create_topic(std::string_view topic, int partitions, int replication_factor,
+                              const std::vector<std::pair<std::string, std::string>>& configs) = 0;
+    virtual std::optional<AdminAnswer> admin_answer(std::string_view topic) = 0;
 
     // Kafka transactions (transactional.id set). Each throws TransactionError.
     virtual void init_transactions(int timeout_ms) = 0;

@@ -13,6 +13,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/connection_failures.hpp"
+#include "outbox/kafka/admin_requests.hpp"
 #include "outbox/kafka/handles.hpp"
 #include "outbox/util/file_descriptor.hpp"
 #include "outbox/kafka/kafka_producer.hpp"
@@ -67,9 +68,12 @@ public:
     // the cluster does not say within `timeout_ms` (the topic may not exist yet).
     std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms) override;
 
-    // CreateTopics for one topic (-1: the broker's default partitions or replication factor).
-    CreateOutcome create_topic(std::string_view topic, int partitions, int replication_factor,
-                               const std::vector<std::pair<std::string, std::string>>& configs, int timeout_ms) override;
+    void look_up_topic(std::string_view topic) override { admin_.look_up(topic); }
+    void create_topic(std::string_view topic, int partitions, int replication_factor,
+                      const std::vector<std::pair<std::string, std::string>>& configs) override {
+        admin_.create(topic, partitions, replication_factor, configs);
+    }
+    std::optional<AdminAnswer> admin_answer(std::string_view topic) override { return admin_.answer(topic); }
     void purge() override;
 
     // Fetches cluster metadata; returns an empty string on success, the reason otherwise.
@@ -92,6 +96,7 @@ private:
     static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);
     static int on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
                               char* errstr, size_t errstr_size, void* opaque);
+    static ConfPtr admin_conf(const config::KafkaSettings& settings, const std::string& bootstrap_servers);
 
     struct TransparentHash {
         using is_transparent = void;
@@ -119,6 +124,7 @@ private:
     };
     std::unordered_map<const char*, KnownTopic> topics_by_address_;
     ConnectionFailures connection_failures_;
+    AdminRequests admin_;  // CreateTopics and lookups, on clients of their own
     bool serving_ = false;
     std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
     FileDescriptor wakeup_read_;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,9 +46,18 @@ public:
     void on_delivery(const kafka::DeliveryReport& report);
 
     // Produces one record of transaction `txn`; a record Kafka refuses at once, or one whose
-    // partition placement the topic does not have, goes to reject().
-    void publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
+    // partition placement the topic does not have, goes to reject(). Returns false when the
+    // record waits for its topic to be created (topic.creation.*): it is then held, the caller
+    // reads nothing more until it went, and `handed_over` is called once it has.
+    bool publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
                  const router::TransactionContext& context);
+    void on_held_record_handed_over(std::function<void()> handed_over) { held_handed_over_ = std::move(handed_over); }
+    // A record waits for its topic.
+    bool holding() const { return held_.has_value(); }
+    // Hands the held record over once its topic is ready; asks Kafka on otherwise. Never waits.
+    void retry_held();
+    // The held record will come again (the connection was lost, or the router stops).
+    void drop_held() { held_.reset(); }
     // errors.tolerance: none stops the router (throws `error`); all dead-letters the event or skips it.
     void reject(const router::InvalidRowError& error, OutboxSources::Id source, TxnId txn,
                 const router::TransactionContext& context, const std::string& original_topic, const std::string& stage,
@@ -70,6 +80,23 @@ public:
     void reset();
 
 private:
+    // A routed record waiting for its topic, with everything it views.
+    struct Held {
+        std::string topic;
+        std::int32_t partition;
+        std::optional<std::string> key;
+        std::optional<std::string> value;
+        HeaderList headers;
+        std::vector<kafka::Header> header_views;
+        std::int64_t timestamp_ms;
+        std::string partition_column;
+        OutboxSources::Id source;
+        TxnId txn;
+        router::TransactionContext context;
+        router::OutboxRecord record();
+    };
+    void hand_over(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
+                   const router::TransactionContext& context);
     std::optional<router::InvalidRowError> partition_out_of_range(const router::OutboxRecord& record,
                                                                   OutboxSources::Id source,
                                                                   const router::TransactionContext& context) const;
@@ -96,6 +123,8 @@ private:
     const char* last_published_topic_ = nullptr;
     observability::Counter* last_published_ = nullptr;
 
+    std::optional<Held> held_;
+    std::function<void()> held_handed_over_;
     std::size_t bytes_in_flight_ = 0;
     std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
     std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router
