@@ -72,7 +72,7 @@ public:
                     const std::string field_key = (key && !key->empty() ? *key + "." : std::string()) + field;
                     auto field_schema = infer(field_key, field_value);
                     if (field_schema && std::none_of(schema->fields.begin(), schema->fields.end(),
-                                                     [&](const auto& f) { return f.first == field; }))
+                                                     [&field = field](const auto& f) { return f.first == field; }))
                         schema->fields.emplace_back(field, std::move(field_schema));
                 }
                 return schema;
@@ -126,7 +126,7 @@ private:
         merged->optional = false;
         for (const auto& [name, schema] : right->fields) {
             const auto found = std::find_if(merged->fields.begin(), merged->fields.end(),
-                                            [&](const auto& f) { return f.first == name; });
+                                            [&name = name](const auto& f) { return f.first == name; });
             if (found == merged->fields.end())
                 merged->fields.emplace_back(name, schema);
             else if (found->second->type == Type::bytes && schema->type != Type::bytes)
