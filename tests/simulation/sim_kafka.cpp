@@ -357,6 +357,8 @@ std::unique_ptr<kafka::KafkaProducer> SimConnector::producer(
     for (const auto& [name, value] : overrides)
         if (name == "transactional.id") tid = value;
     auto made = std::make_unique<SimProducer>(cluster_, this, std::move(on_delivery), tid);
+    // Shorter than the longest broker stall, so that stalls time records out.
+    made->message_timeout = std::chrono::milliseconds(2000 + cluster_.random()() % 8000);
     latest_ = made.get();
     cluster_.trace().at(cluster_.clock().millis(), "kafka: new producer #" + std::to_string(made->instance()));
     return made;
