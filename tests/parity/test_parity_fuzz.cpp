@@ -39,10 +39,22 @@ int env_int(const char* name, int fallback) {
 
 using Json = nlohmann::ordered_json;
 
-// The same JSON, but for the order of object fields: equal once parsed, and the same characters.
+// A JsonConverter schema's struct fields sorted by name, at every depth.
+nlohmann::json fields_sorted(nlohmann::json value) {
+    if (!value.is_structured()) return value;
+    for (auto& element : value) element = fields_sorted(element);
+    if (value.is_object() && value.contains("fields") && value["fields"].is_array())
+        std::sort(value["fields"].begin(), value["fields"].end(), [](const nlohmann::json& l, const nlohmann::json& r) {
+            return l.value("field", "") < r.value("field", "");
+        });
+    return value;
+}
+
+// The same JSON, but for the order of object fields (and of a schema's struct fields): equal once
+// parsed, and the same characters.
 bool same_json_unordered(std::string a, std::string b) {
-    const auto x = nlohmann::json::parse(a, nullptr, false);
-    const auto y = nlohmann::json::parse(b, nullptr, false);
+    const auto x = fields_sorted(nlohmann::json::parse(a, nullptr, false));
+    const auto y = fields_sorted(nlohmann::json::parse(b, nullptr, false));
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     return !x.is_discarded() && !y.is_discarded() && x == y && a == b;
