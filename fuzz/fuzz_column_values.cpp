@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "outbox/router/column_catalog.hpp"
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/connect_schema.hpp"
-#include "outbox/router/connect_value.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_schema.hpp"
+#include "outbox/connect/connect_value.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 3) return 0;

@@ -5,22 +5,22 @@
 #include <string>
 #include <string_view>
 
-#include "outbox/router/connect_struct_text.hpp"
-#include "outbox/router/json_expansion.hpp"
+#include "outbox/connect/connect_struct_text.hpp"
+#include "outbox/connect/json_expansion.hpp"
 #include "outbox/router/message_row.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     std::string out;
-    if (!outbox::router::JsonExpansion{}.expand(text, out)) {
+    if (!outbox::connect::JsonExpansion{}.expand(text, out)) {
         std::string struct_text;
-        outbox::router::append_struct_text_of_json(struct_text, out);
+        outbox::connect::append_struct_text_of_json(struct_text, out);
     }
-    outbox::router::JsonExpansion{outbox::config::JsonNullBehavior::optional_bytes,
+    outbox::connect::JsonExpansion{outbox::config::JsonNullBehavior::optional_bytes,
                                   outbox::config::JsonEmptyArrayBehavior::optional_string}
         .expand(text, out);
     std::string schema;
-    outbox::router::JsonExpansion{}.expand(text, out, "payload", &schema);
+    outbox::connect::JsonExpansion{}.expand(text, out, "payload", &schema);
     outbox::router::MessageRow row;
     row.parse(text, "created_at");
     return 0;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "outbox/config/config.hpp"
-#include "outbox/router/column_value.hpp"
+#include "outbox/connect/column_value.hpp"
 #include "outbox/router/outbox_router.hpp"
 
 namespace {

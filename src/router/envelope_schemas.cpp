@@ -1,7 +1,7 @@
 #include "outbox/router/envelope_schemas.hpp"
 
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/connect_schema.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_schema.hpp"
 
 namespace outbox::router {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/connect_schema.hpp"
-#include "outbox/router/connect_struct_text.hpp"
-#include "outbox/router/timestamp_text.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_schema.hpp"
+#include "outbox/connect/connect_struct_text.hpp"
+#include "outbox/connect/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/json_nesting.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/json_nesting.hpp"
 
 namespace outbox::router {
 

@@ -11,7 +11,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
-#include "outbox/router/column_value.hpp"
+#include "outbox/connect/column_value.hpp"
 #include "outbox/router/event_router.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/router/outbox_router.hpp"

@@ -4,20 +4,20 @@
 #include <stdexcept>
 
 #include "outbox/router/column_catalog.hpp"
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/connect_schema.hpp"
-#include "outbox/router/connect_value.hpp"
-#include "outbox/router/decimal_number.hpp"
-#include "outbox/router/java_text.hpp"
-#include "outbox/router/json_expansion.hpp"
-#include "outbox/router/json_nesting.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_schema.hpp"
+#include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/decimal_number.hpp"
+#include "outbox/connect/java_text.hpp"
+#include "outbox/connect/json_expansion.hpp"
+#include "outbox/connect/json_nesting.hpp"
 #include "outbox/config/placement_parser.hpp"
-#include "outbox/router/timestamp_text.hpp"
+#include "outbox/connect/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 std::ostream& operator<<(std::ostream& out, ValueType type) { return out << value_type_name(type); }
-}  // namespace outbox::router
+}  // namespace outbox::connect
 
 using namespace outbox;
 using namespace outbox::router;

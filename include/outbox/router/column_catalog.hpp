@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outbox/router/connect_model.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -7,7 +9,7 @@
 #include <vector>
 
 #include "outbox/config/config.hpp"
-#include "outbox/router/connect_value.hpp"
+#include "outbox/connect/connect_value.hpp"
 #include "outbox/router/outbox_table.hpp"
 
 namespace outbox::router {

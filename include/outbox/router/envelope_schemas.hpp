@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outbox/router/connect_model.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>

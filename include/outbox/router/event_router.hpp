@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outbox/router/connect_model.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -10,7 +12,7 @@
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/router/envelope_schemas.hpp"
-#include "outbox/router/json_expansion.hpp"
+#include "outbox/connect/json_expansion.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/router/outbox_table.hpp"
 #include "outbox/router/topic_router.hpp"

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outbox/router/connect_model.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,8 +12,8 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/connect_value.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_value.hpp"
 
 namespace outbox::router {
 

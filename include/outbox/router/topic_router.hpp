@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outbox/router/connect_model.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // PostgreSQL type OIDs (pg_type.dat) the router converts. pgoutput sends every value in the
 // type's text output format and names the type in the RELATION message.
@@ -73,4 +73,4 @@ void append_json_string(std::string& out, std::string_view text);
 // nullopt when a bytea text is malformed.
 std::optional<std::string_view> kafka_bytes(ValueType type, std::string_view text, std::string& scratch);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // Arrays and objects nested deeper than this are refused before parsing: writing a document
 // back and shaping it recurse once per level, and a row from outside must not exhaust the
@@ -16,4 +16,4 @@ constexpr std::size_t kMaxJsonNesting = 1000;
 // brackets outside strings count; whether the text is valid JSON is the parser's business.
 std::optional<std::string> json_nesting_error(std::string_view text);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // A numeric column's value as Java's BigDecimal holds it: an unscaled integer and a scale
 // (value = unscaled × 10^-scale). PostgreSQL's text keeps the column's scale ("12.50" has
@@ -29,4 +29,4 @@ struct DecimalNumber {
     std::string java_text() const;
 };
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "outbox/config/config.hpp"
-#include "outbox/router/column_value.hpp"
+#include "outbox/connect/column_value.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // A column's type as pgoutput's RELATION describes it: the kind the router converts, and the
 // type modifier (atttypmod) that carries a declared precision and scale.
@@ -64,4 +64,4 @@ private:
     mutable std::string bytes_;  // decoded bytea, reused
 };
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

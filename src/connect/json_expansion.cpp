@@ -1,16 +1,16 @@
-#include "outbox/router/json_expansion.hpp"
+#include "outbox/connect/json_expansion.hpp"
 
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/expanded_schema.hpp"
-#include "outbox/router/java_text.hpp"
-#include "outbox/router/json_nesting.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/expanded_schema.hpp"
+#include "outbox/connect/java_text.hpp"
+#include "outbox/connect/json_nesting.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 // Keeps the document's field order, as Jackson does (jsonb text is already in jsonb's order).
@@ -202,4 +202,4 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
     return std::nullopt;
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,14 +1,14 @@
-#include "outbox/router/connect_value.hpp"
+#include "outbox/connect/connect_value.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <limits>
 
-#include "outbox/router/decimal_number.hpp"
-#include "outbox/router/java_text.hpp"
-#include "outbox/router/timestamp_text.hpp"
+#include "outbox/connect/decimal_number.hpp"
+#include "outbox/connect/java_text.hpp"
+#include "outbox/connect/timestamp_text.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 using config::BinaryHandlingMode;
 using config::DecimalHandlingMode;
@@ -329,4 +329,4 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
     }
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

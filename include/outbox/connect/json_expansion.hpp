@@ -6,7 +6,7 @@
 
 #include "outbox/config/config.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // Debezium's table.expand.json.payload: the payload text parsed and written back as compact
 // JSON, as Kafka Connect's JsonConverter writes the Struct Debezium makes of it with the schema it
@@ -27,4 +27,4 @@ struct JsonExpansion {
                                       std::string* schema = nullptr) const;
 };
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,6 +1,6 @@
-#include "outbox/router/connect_schema.hpp"
+#include "outbox/connect/connect_schema.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 using config::BinaryHandlingMode;
 using config::DecimalHandlingMode;
@@ -85,4 +85,4 @@ void append_connect_schema(std::string& out, const ColumnType& type, const confi
     out += '}';
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

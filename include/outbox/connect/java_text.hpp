@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // Text as the Java code between Debezium and the Kafka record writes it. Calendars are
 // proleptic Gregorian and the zone is UTC (Kafka Connect workers run in UTC; java.util.Date
@@ -32,4 +32,4 @@ std::string java_date_text(std::int64_t epoch_ms);
 // "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'".
 std::string connect_header_date_text(std::int64_t epoch_ms);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // Milliseconds since 1970-01-01 UTC (sub-millisecond digits truncated) from PostgreSQL's ISO
 // DateStyle output of timestamp and timestamptz ("2024-01-02 03:04:05.123456",
@@ -34,4 +34,4 @@ std::optional<std::int64_t> parse_interval_us(std::string_view text);
 // A whole decimal number that fits 64 bits (an integer column's text output).
 std::optional<std::int64_t> parse_int64(std::string_view text);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

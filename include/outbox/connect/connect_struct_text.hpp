@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // Kafka Connect's Struct.toString(), which StringConverter writes for a structured value:
 // "Struct{name=value,...}" with the fields that are not null, values as Java prints them, lists
@@ -11,4 +11,4 @@ namespace outbox::router {
 // JSON, whose numbers Debezium's inferred schema makes Integer, Long or Double).
 void append_struct_text_of_json(std::string& out, std::string_view expanded_json);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -11,7 +11,7 @@
 
 #include "outbox/config/config.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // The Connect schema Debezium's EventRouter infers for a payload it expands
 // (table.expand.json.payload), and the value it then makes of the document. Debezium's rules:
@@ -64,4 +64,4 @@ void append_expanded_value(std::string& out, const ExpandedSchema& schema, const
 // The schema as JsonConverter writes it.
 void append_expanded_schema(std::string& out, const ExpandedSchema& schema);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

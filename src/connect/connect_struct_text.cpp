@@ -1,10 +1,10 @@
-#include "outbox/router/connect_struct_text.hpp"
+#include "outbox/connect/connect_struct_text.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "outbox/router/java_text.hpp"
+#include "outbox/connect/java_text.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -47,4 +47,4 @@ void append_struct_text_of_json(std::string& out, std::string_view expanded_json
     append_value(out, Json::parse(expanded_json));
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,9 +1,9 @@
-#include "outbox/router/decimal_number.hpp"
+#include "outbox/connect/decimal_number.hpp"
 
 #include <cstdint>
 #include <vector>
 
-namespace outbox::router {
+namespace outbox::connect {
 
 std::optional<DecimalNumber> DecimalNumber::parse(std::string_view text) {
     DecimalNumber number;
@@ -96,4 +96,4 @@ std::string DecimalNumber::java_text() const {
     return out + std::to_string(adjusted);
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

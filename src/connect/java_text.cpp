@@ -1,11 +1,11 @@
-#include "outbox/router/java_text.hpp"
+#include "outbox/connect/java_text.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <system_error>
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 struct Civil {
@@ -80,7 +80,6 @@ std::string java_floating_text(Float value) {
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
     const std::string_view text(buffer, static_cast<std::size_t>(result.ptr - buffer));
     const bool negative = text[0] == '-';
-    const auto e = text.find('e');
     std::string digits;
     int exponent = 0;  // value = d.ddd × 10^exponent
     const auto read = [&](std::string_view scientific) {
@@ -166,4 +165,4 @@ std::string connect_header_date_text(std::int64_t epoch_ms) {
     return date + "T" + time;
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,12 +1,12 @@
-#include "outbox/router/expanded_schema.hpp"
+#include "outbox/connect/expanded_schema.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "outbox/router/column_value.hpp"
-#include "outbox/router/java_text.hpp"
+#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/java_text.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 using Schema = ExpandedSchema;
@@ -264,4 +264,4 @@ void append_expanded_schema(std::string& out, const ExpandedSchema& schema) {
     out += '}';
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,6 +1,6 @@
-#include "outbox/router/column_value.hpp"
+#include "outbox/connect/column_value.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 int hex_digit(char c) {
@@ -188,4 +188,4 @@ std::optional<std::string_view> kafka_bytes(ValueType type, std::string_view tex
     }
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

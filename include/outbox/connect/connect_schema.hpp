@@ -4,9 +4,9 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
-#include "outbox/router/connect_value.hpp"
+#include "outbox/connect/connect_value.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 // JsonConverter with schemas: appends a column's Connect schema as JSON, as Debezium's
 // connector declares it in `modes` (type, its logical type's name, version and parameters),
@@ -15,4 +15,4 @@ namespace outbox::router {
 void append_connect_schema(std::string& out, const ColumnType& type, const config::ValueModes& modes, bool optional,
                            const std::optional<std::string>& default_json);
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

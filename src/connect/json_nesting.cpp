@@ -1,6 +1,6 @@
-#include "outbox/router/json_nesting.hpp"
+#include "outbox/connect/json_nesting.hpp"
 
-namespace outbox::router {
+namespace outbox::connect {
 
 std::optional<std::string> json_nesting_error(std::string_view text) {
     std::size_t depth = 0;
@@ -28,4 +28,4 @@ std::optional<std::string> json_nesting_error(std::string_view text) {
     return std::nullopt;
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect

@@ -1,10 +1,10 @@
-#include "outbox/router/timestamp_text.hpp"
+#include "outbox/connect/timestamp_text.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
 
-namespace outbox::router {
+namespace outbox::connect {
 namespace {
 
 std::optional<double> parse_double(std::string_view text) {
@@ -262,4 +262,4 @@ std::optional<std::int64_t> parse_int64(std::string_view text) {
     return value;
 }
 
-}  // namespace outbox::router
+}  // namespace outbox::connect
