@@ -56,6 +56,10 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
             producer.init_transactions(kSliceMs);
             break;
         } catch (const kafka::TransactionError& e) {
+            // Brokers that refuse our credentials or certificates time init_transactions out; their
+            // errors reach the producer only when it is served.
+            producer.serve(0);
+            if (const auto& refused = producer.authentication_failure(); !refused.empty()) throw DefiniteError(refused);
             if (e.kind != kafka::TransactionError::Kind::retriable || clock_.now() >= deadline) fail(e);
             if (ShutdownSignal::requested())
                 throw TransientError("kafka: stopped while initialising Kafka transactions (init_transactions)");

@@ -189,3 +189,9 @@ BOOST_AUTO_TEST_CASE(a_wrong_password_over_sasl_ssl_is_a_definite_error_that_kee
     refused_with_cause(tls_config(db, "saslsslbad.events", "SASLTLS", sasl_ssl_plain("OUTBOX_TEST_WRONG_PASSWORD")),
                        {"authentication failed"}, wrong);
 }
+
+BOOST_AUTO_TEST_CASE(exactly_once_with_an_unknown_ca_is_a_definite_error) {
+    const auto db = create_outbox_database("tlseos");
+    refused_with_cause(tls_config(db, "tlseos.events", "TLS", verified(other_ca()), "delivery.guarantee: exactly-once\n"),
+                       {"TLS", "unknown CA"});
+}
