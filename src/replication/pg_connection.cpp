@@ -52,19 +52,53 @@ PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : 
 void PgConnection::check_connected() {
     if (!conn_) throw TransientError("postgres: out of memory while connecting");
     if (PQstatus(conn_.get()) != CONNECTION_OK) {
-        std::string error = last_error();
+        const std::string error = last_error();
         conn_.reset();
-        // Refused connections, timeouts and a server starting or stopping pass; wrong
-        // credentials, a missing role or database, or pg_hba rules do not.
-        static constexpr std::string_view kDefinite[] = {"password authentication failed", "no pg_hba.conf entry",
-                                                         "does not exist", "permission denied",
-                                                         "must be superuser or replication role",
-                                                         "invalid connection option", "missing \"=\"",
-                                                         "could not translate host name"};
-        for (const auto phrase : kDefinite)
-            if (error.find(phrase) != std::string::npos) throw DefiniteError("postgres: cannot connect: " + error);
+        switch (classify_connect_failure(error)) {
+            case ConnectFailure::certificate:
+                throw DefiniteError("postgres: cannot connect: TLS certificate verification failed: " + error +
+                                    " (check sslrootcert, the server's certificate and its host names)");
+            case ConnectFailure::definite:
+                throw DefiniteError("postgres: cannot connect: " + error);
+            case ConnectFailure::transient:
+                break;
+        }
         throw TransientError("postgres: cannot connect: " + error);
     }
+}
+
+// A failed connection reaches the caller as libpq's error text only: the server's ErrorResponse
+// during start-up is not handed out as a result (no SQLSTATE), and the TLS verdict (OpenSSL's
+// verify result) is freed with the connection. So these phrases, as libpq 15-18 and the server
+// word them, are the only signal, and they are matched here and nowhere else.
+ConnectFailure classify_connect_failure(std::string_view message) {
+    // The server's certificate failed the client's verification (sslmode verify-ca/verify-full):
+    // an unknown CA, an expired certificate, another host name.
+    static constexpr std::string_view kCertificate[] = {"certificate verify failed", "does not match host name",
+                                                        "could not get server's host name from server certificate",
+                                                        "server certificate for"};
+    // Refused credentials, a missing role or database, pg_hba rules, the client's own TLS files,
+    // a server refusing the client's certificate, a server without TLS when it is required.
+    static constexpr std::string_view kDefinite[] = {"password authentication failed", "no pg_hba.conf entry",
+                                                     "does not exist", "permission denied",
+                                                     "must be superuser or replication role",
+                                                     "invalid connection option", "missing \"=\"",
+                                                     "could not translate host name",
+                                                     "certificate authentication failed",
+                                                     "connection requires a valid client certificate",
+                                                     "could not read root certificate file",
+                                                     "could not load private key file", "could not open certificate file",
+                                                     "could not read certificate file", "has group or world access",
+                                                     "certificate present, but not private key",
+                                                     "alert unknown ca", "alert bad certificate",
+                                                     "alert certificate", "server does not support SSL",
+                                                     "password is required but none was provided",
+                                                     "fe_sendauth: no password supplied"};
+    for (const auto phrase : kCertificate)
+        if (message.find(phrase) != std::string_view::npos) return ConnectFailure::certificate;
+    for (const auto phrase : kDefinite)
+        if (message.find(phrase) != std::string_view::npos) return ConnectFailure::definite;
+    return ConnectFailure::transient;
 }
 
 std::string one_line(std::string message) {

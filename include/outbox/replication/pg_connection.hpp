@@ -30,6 +30,11 @@ using PgMemory = std::unique_ptr<char, PgMemoryDeleter>;  // what libpq allocate
 // DefiniteError otherwise.
 [[noreturn]] void throw_statement_error(std::string_view what, std::string_view sqlstate, const std::string& message);
 
+// What a failed connection attempt means, from libpq's error text (see the definition for why
+// text): worth retrying, definite, or definite because TLS verification of the server failed.
+enum class ConnectFailure { transient, definite, certificate };
+ConnectFailure classify_connect_failure(std::string_view message);
+
 // libpq's multi-line messages ("ERROR: ...\nCONTEXT: ...") as one line for logs and exit causes.
 std::string one_line(std::string message);
 

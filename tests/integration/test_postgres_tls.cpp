@@ -1,0 +1,184 @@
+#define BOOST_TEST_MODULE postgres_tls
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+
+#include <csignal>
+
+#include "harness.hpp"
+#include "outbox/replication/pg_connection.hpp"
+
+using namespace outbox;
+using namespace outbox::test;
+using namespace std::chrono_literals;
+
+// PostgreSQL over TLS as production runs it, against the real server: the server verified
+// (sslmode=verify-full against the test CA), certificates that fail verification, client
+// certificates, a password from a file, and the side connections on the same settings.
+
+namespace {
+
+constexpr const char* kCertRole = "outbox_cert";
+constexpr const char* kPasswordRole = "outbox_pw";
+constexpr const char* kPassword = "pw-from-file-7f3c91";
+
+// Roles that log in by certificate or by password (TLS only); everyone else as initdb set it up.
+struct Roles {
+    Roles() {
+        Sql admin(postgres().conninfo("postgres"));
+        admin.exec(std::string("CREATE ROLE ") + kCertRole + " LOGIN REPLICATION");
+        admin.exec(std::string("CREATE ROLE ") + kPasswordRole + " LOGIN REPLICATION PASSWORD '" + kPassword + "'");
+        postgres().set_hba(std::string("local all all trust\n") +
+                           "hostssl all " + kCertRole + " 127.0.0.1/32 cert\n" +
+                           "hostssl all " + kPasswordRole + " 127.0.0.1/32 scram-sha-256\n" +
+                           "host all all 127.0.0.1/32 trust\n");
+    }
+};
+BOOST_TEST_GLOBAL_FIXTURE(Roles);
+
+bool connects(const std::string& conninfo) {
+    try {
+        Sql probe(conninfo);
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// The server presents `pair` for the length of a test case, then a good certificate again. A
+// reload applies to new connections once the postmaster has read it: wait for that.
+class ServerCertificate {
+public:
+    explicit ServerCertificate(const CertifiedKey& pair) {
+        postgres().use_certificate(pair);
+        BOOST_REQUIRE(wait_until([] { return !connects(postgres().conninfo("postgres")); }, 10s));
+    }
+    ~ServerCertificate() {
+        postgres().use_certificate(test_ca().server("postgres-again", {"127.0.0.1", "localhost"}));
+        wait_until([] { return connects(postgres().conninfo("postgres")); }, 10s);
+    }
+};
+
+// An outbox database whose publication the table owner created, and whose outbox `role` may read.
+std::string outbox_database_for(const std::string& prefix, const std::string& role) {
+    const auto db = create_outbox_database(prefix);
+    Sql owner(postgres().conninfo(db));
+    owner.exec("CREATE PUBLICATION " + db + " FOR TABLE outbox");
+    owner.exec("GRANT SELECT ON outbox TO " + role);
+    return db;
+}
+
+// router_config() with `conninfo` in place of the default one.
+std::string config_with(const std::string& db, const std::string& conninfo, const std::string& topic,
+                        const std::string& top_extra = "") {
+    auto config = router_config(db, "  publication.autocreate.mode: disabled\n", top_extra,
+                                "outbox:\n  route.topic.replacement: " + topic + "\n");
+    const auto default_conninfo = postgres().conninfo(db);
+    return config.replace(config.find(default_conninfo), default_conninfo.size(), conninfo);
+}
+
+void delivers(RouterProcess& router, const std::string& db, const std::string& topic) {
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 20, 3));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 20).size() == 20u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+// A definite error: the router exits 1 by itself with the cause on its last line, and --check
+// fails with the same cause.
+void refused_definitely(const std::string& config, const std::string& cause) {
+    RouterProcess router(work_dir(), config);
+    BOOST_TEST(router.wait(60s) == 1, router.output());
+    BOOST_TEST_MESSAGE("exit cause: " << last_line(router.output()));
+    BOOST_TEST(contains(last_line(router.output()), cause), router.output());
+    BOOST_TEST(!contains(router.output(), "reconnecting"), router.output());
+
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 1, check.output());
+    BOOST_TEST(contains(check.output(), "FAIL  postgres: cannot connect: "), check.output());
+    BOOST_TEST(contains(check.output(), cause), check.output());
+}
+
+}  // namespace
+
+// The suite's default conninfo verifies the server; every connection the router opens (the
+// stream, the heartbeat, the slot monitor) carries its TLS settings.
+BOOST_AUTO_TEST_CASE(verify_full_streams_and_every_connection_of_the_router_uses_tls) {
+    const auto db = create_outbox_database("verified");
+    const std::string topic = "verified.events";
+    auto config = router_config(db, "  heartbeat.interval.ms: 200\n",
+                                "metrics:\n  listen: \"127.0.0.1:" + std::to_string(free_loopback_port()) + "\"\n",
+                                "outbox:\n  route.topic.replacement: " + topic + "\n");
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql sql(postgres().conninfo(db));
+    const std::string backends =
+        "FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.application_name LIKE 'outbox-router%' "
+        "AND a.pid <> pg_backend_pid()";
+    // The walsender, the heartbeat's session and the slot monitor's.
+    BOOST_TEST(wait_until([&] {
+        return sql.scalar("SELECT count(DISTINCT a.application_name || a.backend_type) " + backends) == "3";
+    }, 30s), sql.rows("SELECT a.application_name, a.backend_type, s.ssl " + backends).size());
+    BOOST_TEST(sql.scalar("SELECT count(*) " + backends + " AND NOT s.ssl") == "0");
+    BOOST_TEST(sql.scalar("SELECT count(*) " + backends + " AND s.ssl") != "0");
+    sql.exec(outbox_rows_sql(0, 20, 3));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 20).size() == 20u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_certificate_from_an_unknown_ca_is_a_definite_error) {
+    const auto db = create_outbox_database("unknown_ca");
+    const auto config = router_config(db);
+    const TestCa other("another CA");
+    const ServerCertificate presented(other.server("other-ca", {"127.0.0.1", "localhost"}));
+    refused_definitely(config, "TLS certificate verification failed");
+}
+
+BOOST_AUTO_TEST_CASE(a_server_certificate_for_another_host_name_is_a_definite_error) {
+    const auto db = create_outbox_database("wrong_host");
+    const auto config = router_config(db);
+    const ServerCertificate presented(test_ca().server("wrong-host", {"db.example.com"}));
+    refused_definitely(config, "TLS certificate verification failed");
+    RouterProcess check(work_dir(), config, "--check");
+    check.wait(60s);
+    BOOST_TEST(contains(check.output(), "does not match host name \"127.0.0.1\""), check.output());
+}
+
+BOOST_AUTO_TEST_CASE(an_expired_server_certificate_is_a_definite_error) {
+    const auto db = create_outbox_database("expired");
+    const auto config = router_config(db);
+    const ServerCertificate presented(test_ca().expired_server("expired", {"127.0.0.1", "localhost"}));
+    refused_definitely(config, "TLS certificate verification failed");
+}
+
+// pg_hba.conf: hostssl ... cert. The certificate's CN is the role.
+BOOST_AUTO_TEST_CASE(a_client_certificate_logs_in_and_its_absence_is_a_definite_error) {
+    const auto db = outbox_database_for("client_cert", kCertRole);
+    const auto client = test_ca().client("outbox-cert-client", kCertRole);
+    const std::string conninfo = postgres().conninfo(db) + " user=" + kCertRole;
+    RouterProcess router(work_dir(), config_with(db, conninfo + " sslcert=" + client.certificate + " sslkey=" + client.key,
+                                                 "cert.events"));
+    delivers(router, db, "cert.events");
+
+    refused_definitely(config_with(db, conninfo + " sslcert=/nonexistent.crt sslkey=/nonexistent.key", "cert.events"),
+                       "FATAL:  connection requires a valid client certificate");
+}
+
+// libpq's passfile; the password shows nowhere in what the router prints.
+BOOST_AUTO_TEST_CASE(a_password_from_a_file_logs_in_and_is_never_printed) {
+    const auto db = outbox_database_for("passfile", kPasswordRole);
+    const std::string passfile = work_dir() + "/pgpass";
+    write_file(passfile, "127.0.0.1:" + std::to_string(postgres().port()) + ":*:" + kPasswordRole + ":" + kPassword + "\n");
+    chmod(passfile.c_str(), 0600);
+    const auto config =
+        config_with(db, postgres().conninfo(db) + " user=" + kPasswordRole + " passfile=" + passfile, "passfile.events");
+
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 0, check.output());
+    RouterProcess router(work_dir(), config);
+    delivers(router, db, "passfile.events");
+    BOOST_TEST(!contains(router.output() + check.output(), kPassword));
+
+    write_file(passfile, "127.0.0.1:" + std::to_string(postgres().port()) + ":*:" + kPasswordRole + ":wrong\n");
+    refused_definitely(config, "password authentication failed for user \"" + std::string(kPasswordRole) + "\"");
+}
