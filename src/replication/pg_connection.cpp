@@ -59,7 +59,7 @@ void PgConnection::check_connected() {
                 throw DefiniteError("postgres: cannot connect: TLS certificate verification failed: " + error +
                                     " (check sslrootcert, the server's certificate and its host names)");
             case ConnectFailure::definite:
-                throw DefiniteError("postgres: cannot connect: " + error);
+                throw DefiniteError("postgres: cannot connect: " + error + missing_privilege_advice(error));
             case ConnectFailure::transient:
                 break;
         }
@@ -71,6 +71,18 @@ void PgConnection::check_connected() {
 // during start-up is not handed out as a result (no SQLSTATE), and the TLS verdict (OpenSSL's
 // verify result) is freed with the connection. So these phrases, as libpq 15-18 and the server
 // word them, are the only signal, and they are matched here and nowhere else.
+// What a DBA grants when the server refused the role itself, by the same texts (server 15-18).
+std::string missing_privilege_advice(std::string_view message) {
+    if (message.find("must be superuser or replication role") != std::string_view::npos ||
+        message.find("permission denied to start WAL sender") != std::string_view::npos)
+        return " (the role needs the REPLICATION attribute: ALTER ROLE <role> REPLICATION)";
+    if (message.find("permission denied for database") != std::string_view::npos)
+        return " (the role needs CONNECT on the database: GRANT CONNECT ON DATABASE <database> TO <role>)";
+    if (message.find("is not permitted to log in") != std::string_view::npos)
+        return " (the role needs LOGIN: ALTER ROLE <role> LOGIN)";
+    return "";
+}
+
 ConnectFailure classify_connect_failure(std::string_view message) {
     // The server's certificate failed the client's verification (sslmode verify-ca/verify-full):
     // an unknown CA, an expired certificate, another host name.
@@ -93,6 +105,7 @@ ConnectFailure classify_connect_failure(std::string_view message) {
                                                      "alert unknown ca", "alert bad certificate",
                                                      "alert certificate", "server does not support SSL",
                                                      "password is required but none was provided",
+                                                     "is not permitted to log in",
                                                      "fe_sendauth: no password supplied"};
     for (const auto phrase : kCertificate)
         if (message.find(phrase) != std::string_view::npos) return ConnectFailure::certificate;

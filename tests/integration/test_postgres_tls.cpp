@@ -6,21 +6,25 @@
 #include <csignal>
 
 #include "harness.hpp"
+#include "http_get.hpp"
 #include "outbox/replication/pg_connection.hpp"
 
 using namespace outbox;
 using namespace outbox::test;
 using namespace std::chrono_literals;
 
-// PostgreSQL over TLS as production runs it, against the real server: the server verified
+// PostgreSQL as production runs it, against the real server: the server verified
 // (sslmode=verify-full against the test CA), certificates that fail verification, client
-// certificates, a password from a file, and the side connections on the same settings.
+// certificates, a password from a file, the side connections on the same settings, and a role with
+// no more privileges than docs/operations.md lists.
 
 namespace {
 
 constexpr const char* kCertRole = "outbox_cert";
 constexpr const char* kPasswordRole = "outbox_pw";
 constexpr const char* kPassword = "pw-from-file-7f3c91";
+constexpr const char* kLeastRole = "outbox_least";
+constexpr const char* kNoReplicationRole = "outbox_norepl";
 
 // Roles that log in by certificate or by password (TLS only); everyone else as initdb set it up.
 struct Roles {
@@ -28,6 +32,8 @@ struct Roles {
         Sql admin(postgres().conninfo("postgres"));
         admin.exec(std::string("CREATE ROLE ") + kCertRole + " LOGIN REPLICATION");
         admin.exec(std::string("CREATE ROLE ") + kPasswordRole + " LOGIN REPLICATION PASSWORD '" + kPassword + "'");
+        admin.exec(std::string("CREATE ROLE ") + kLeastRole + " LOGIN REPLICATION");
+        admin.exec(std::string("CREATE ROLE ") + kNoReplicationRole + " LOGIN");
         postgres().set_hba(std::string("local all all trust\n") +
                            "hostssl all " + kCertRole + " 127.0.0.1/32 cert\n" +
                            "hostssl all " + kPasswordRole + " 127.0.0.1/32 scram-sha-256\n" +
@@ -181,4 +187,51 @@ BOOST_AUTO_TEST_CASE(a_password_from_a_file_logs_in_and_is_never_printed) {
 
     write_file(passfile, "127.0.0.1:" + std::to_string(postgres().port()) + ":*:" + kPasswordRole + ":wrong\n");
     refused_definitely(config, "password authentication failed for user \"" + std::string(kPasswordRole) + "\"");
+}
+
+// docs/operations.md, "Least-privilege role": LOGIN and REPLICATION, the publication created by the
+// table owner beforehand, and nothing else: no SELECT on the outbox table (the router reads no rows:
+// columns come from the catalog, events from the WAL). A full run on it: exactly-once, the slot
+// monitor, JsonConverter with schemas (catalog reads) and the heartbeat.
+BOOST_AUTO_TEST_CASE(a_role_with_only_login_and_replication_runs_everything) {
+    const auto db = create_outbox_database("least");
+    Sql owner(postgres().conninfo(db));
+    owner.exec("CREATE PUBLICATION " + db + " FOR TABLE outbox");
+    BOOST_REQUIRE(owner.scalar(std::string("SELECT has_table_privilege('") + kLeastRole + "', 'outbox', 'SELECT')") == "f");
+    const std::string topic = "least.events";
+    const auto metrics_port = static_cast<std::uint16_t>(free_loopback_port());
+    const auto config = config_with(
+        db, postgres().conninfo(db) + " user=" + kLeastRole, topic,
+        "delivery.guarantee: exactly-once\noffsets.topic: " + topic + ".offsets\n"
+        "key.converter: org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable: true\n"
+        "value.converter: org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable: true\n"
+        "metrics:\n  listen: \"127.0.0.1:" + std::to_string(metrics_port) + "\"\n");
+    auto full = config;
+    full.insert(full.find("postgres:\n") + 10, "  heartbeat.interval.ms: 200\n");
+
+    RouterProcess check(work_dir(), full, "--check");
+    BOOST_TEST(check.wait(60s) == 0, check.output());
+    BOOST_TEST(!contains(check.output(), "FAIL"), check.output());
+
+    RouterProcess router(work_dir(), full);
+    BOOST_REQUIRE(router.wait_streaming());
+    owner.exec(outbox_rows_sql(0, 20, 3));
+    const auto records = read_topic(kafka_servers(), topic, 20);
+    BOOST_TEST(records.size() == 20u);
+    if (!records.empty())
+        BOOST_TEST(records[0].value.value_or("").starts_with("{\"schema\":"), records[0].value.value_or("(null)"));
+    BOOST_TEST(wait_until([&] {
+        return sample_value(http_get(metrics_port, "/metrics").body, "outbox_router_slot_monitor_up") == 1.0;
+    }, 30s));
+    const auto written = lsn_value(owner.scalar("SELECT pg_current_wal_lsn()"));
+    BOOST_TEST(router.stop(SIGTERM) == 0, router.output());
+    BOOST_TEST(confirmed_flush_lsn(db, db) >= written);
+    BOOST_TEST(!contains(router.output(), "permission denied"), router.output());
+}
+
+BOOST_AUTO_TEST_CASE(a_role_without_replication_is_told_the_grant_by_check_and_by_a_run) {
+    const auto db = create_outbox_database("norepl");
+    Sql(postgres().conninfo(db)).exec("CREATE PUBLICATION " + db + " FOR TABLE outbox");
+    refused_definitely(config_with(db, postgres().conninfo(db) + " user=" + kNoReplicationRole, "norepl.events"),
+                       "the role needs the REPLICATION attribute: ALTER ROLE <role> REPLICATION");
 }

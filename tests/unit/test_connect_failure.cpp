@@ -33,3 +33,16 @@ BOOST_AUTO_TEST_CASE(a_server_out_of_reach_or_starting_is_worth_retrying) {
                 ConnectFailure::transient));
     BOOST_TEST((classify_connect_failure("... failed: SSL SYSCALL error: EOF detected") == ConnectFailure::transient));
 }
+
+BOOST_AUTO_TEST_CASE(a_role_refused_for_a_missing_privilege_is_told_the_grant) {
+    using outbox::replication::missing_privilege_advice;
+    BOOST_TEST(missing_privilege_advice("FATAL:  must be superuser or replication role to start walsender") ==
+               " (the role needs the REPLICATION attribute: ALTER ROLE <role> REPLICATION)");
+    BOOST_TEST(missing_privilege_advice("FATAL:  permission denied to start WAL sender; DETAIL:  Only roles with the "
+                                        "REPLICATION attribute may start a WAL sender process.") ==
+               " (the role needs the REPLICATION attribute: ALTER ROLE <role> REPLICATION)");
+    BOOST_TEST(missing_privilege_advice("FATAL:  permission denied for database \"app\"; DETAIL:  User does not have "
+                                        "CONNECT privilege.") ==
+               " (the role needs CONNECT on the database: GRANT CONNECT ON DATABASE <database> TO <role>)");
+    BOOST_TEST(missing_privilege_advice("FATAL:  password authentication failed for user \"u\"").empty());
+}

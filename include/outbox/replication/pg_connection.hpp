@@ -34,6 +34,9 @@ using PgMemory = std::unique_ptr<char, PgMemoryDeleter>;  // what libpq allocate
 // text): worth retrying, definite, or definite because TLS verification of the server failed.
 enum class ConnectFailure { transient, definite, certificate };
 ConnectFailure classify_connect_failure(std::string_view message);
+// For a definite refusal of the role itself (no REPLICATION, no CONNECT, no LOGIN): the grant that
+// fixes it, in words a DBA can act on, with a leading space; empty otherwise.
+std::string missing_privilege_advice(std::string_view message);
 
 // libpq's multi-line messages ("ERROR: ...\nCONTEXT: ...") as one line for logs and exit causes.
 std::string one_line(std::string message);
