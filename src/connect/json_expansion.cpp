@@ -178,8 +178,16 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
     };
     const bool shape_freely = schema == nullptr;
     if (document.is_array()) {
-        if (shape_freely) return shaped();
-        return std::string("it is a JSON array, and Debezium expands only objects (its task fails on an array)");
+        if (!shape_freely)
+            return std::string("it is a JSON array, and Debezium expands only objects (its task fails on an array)");
+        // Debezium keeps an array it infers no schema for (its task fails only on one it does).
+        try {
+            if (!infer_expanded_schema(document, payload_name, nulls, empty_arrays))
+                return std::string("it is an empty JSON array, which Debezium infers no schema for");
+        } catch (const SchemaInferenceError& e) {
+            if (!e.mixed_types) return std::string("Debezium infers no Connect schema for it: ") + e.what();
+        }
+        return shaped();
     }
     std::shared_ptr<const ExpandedSchema> inferred;
     try {
