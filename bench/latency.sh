@@ -65,11 +65,11 @@ floor_run() {
   local run=$1 rate=$2 per_txn=$3 slot="latency_floor_$1" recv_pid pgbench_pid
   slot_create "$slot"
   kafka_start
-  "$bindir/pg_recvlogical" -h 127.0.0.1 -p "$port" -U postgres -d postgres -S "$slot" --start \
+  "$bindir/pg_recvlogical" -d "$conninfo" -S "$slot" --start \
     -o proto_version=1 -o publication_names=bench -f /dev/null 2>"$out/$slot.recv.log" &
   recv_pid=$!
-  "$bindir/pgbench" -n -h 127.0.0.1 -p "$port" -U postgres -c "$connections" -j 2 -R "$(calc "$rate / $per_txn")" \
-    -T $((warmup + run_seconds + 1)) -D per_txn="$per_txn" -f "$out/floor-insert.sql" postgres >"$out/$slot.pgbench" 2>&1 &
+  "$bindir/pgbench" -n -c "$connections" -j 2 -R "$(calc "$rate / $per_txn")" \
+    -T $((warmup + run_seconds + 1)) -D per_txn="$per_txn" -f "$out/floor-insert.sql" "$conninfo" >"$out/$slot.pgbench" 2>&1 &
   pgbench_pid=$!
   sleep "$warmup"
   "$build/bench/outbox-bench-produce" --bootstrap "$kafka_addr" --rows $((rate * run_seconds)) --rate "$rate" \

@@ -15,6 +15,10 @@
 #   KAFKA_HEAP   the real broker's Java heap (default 1g)
 #   KAFKA_RTT_MS the mock brokers delay each response by this many ms (default 0: loopback only)
 #   QUIET_CORES, QUIET_WAIT  see wait_quiet below (0.25 cores, 120 s)
+#   PG_TRANSPORT tls (default) or plain: how every client (router, pg_recvlogical, Debezium, the
+#                bench tools, psql) connects to PostgreSQL. The server always runs with ssl=on
+#                (scripts/pg-cluster.sh); tls verifies it (sslmode=verify-full against the CA
+#                made at set-up), plain is sslmode=disable.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -75,9 +79,24 @@ machine() {
 
 pg_start() {
   port=$("$scripts/pg-cluster.sh" start "$out/pg")
-  conninfo="host=127.0.0.1 port=$port dbname=postgres user=postgres"
+  conninfo="host=127.0.0.1 port=$port dbname=postgres user=postgres $(pg_tls_options)"
+  echo "postgres connections: $(pg_transport)"
 }
-sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d postgres "$@"; }
+pg_tls_options() {
+  case ${PG_TRANSPORT:-tls} in
+    tls) echo "sslmode=verify-full sslrootcert=$out/pg/tls/ca.crt" ;;
+    plain) echo "sslmode=disable" ;;
+    *) echo "PG_TRANSPORT must be tls or plain" >&2; exit 2 ;;
+  esac
+}
+# What the run's PostgreSQL connections ran over, for the report.
+pg_transport() {
+  case ${PG_TRANSPORT:-tls} in
+    tls) echo "TLS ($(sql -c "SELECT version || ' ' || cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()"), sslmode=verify-full)" ;;
+    *) echo "plain TCP (sslmode=disable; the server has ssl=on)" ;;
+  esac
+}
+sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -d "$conninfo" "$@"; }
 
 # The outbox table, a publication for it and a procedure that writes the backlog: ~300-byte jsonb
 # payloads, 10 aggregate types, 1,000 keys, ROWS_PER_TXN rows per transaction (COMMIT inside the
@@ -204,7 +223,7 @@ drain() {
 }
 
 floor_run() {  # SLOT LOG: pg_recvlogical streaming the backlog to /dev/null
-  drain "$1" exit "$2" -- "$bindir/pg_recvlogical" -h 127.0.0.1 -p "$port" -U postgres -d postgres -S "$1" \
+  drain "$1" exit "$2" -- "$bindir/pg_recvlogical" -d "$conninfo" -S "$1" \
     --start -o proto_version=1 -o publication_names=bench -E "$end_lsn" -f /dev/null
 }
 
@@ -234,6 +253,7 @@ debezium_files() {  # SLOT DIR: worker, connector and log configuration for a co
     "listeners=http://127.0.0.1:$(free_port)" >"$dir/worker.properties"
   printf '%s\n' "name=$slot" "connector.class=io.debezium.connector.postgresql.PostgresConnector" "tasks.max=1" \
     "plugin.name=pgoutput" "database.hostname=127.0.0.1" "database.port=$port" "database.user=postgres" \
+    "database.sslmode=$(debezium_sslmode)" "database.sslrootcert=$out/pg/tls/ca.crt" \
     "database.dbname=postgres" "topic.prefix=$slot" "slot.name=$slot" "publication.name=bench" \
     "publication.autocreate.mode=disabled" "table.include.list=public.outbox" "snapshot.mode=no_data" \
     "transforms=outbox" "transforms.outbox.type=io.debezium.transforms.outbox.EventRouter" >"$dir/connector.properties"
@@ -241,6 +261,8 @@ debezium_files() {  # SLOT DIR: worker, connector and log configuration for a co
     "appender.console.layout.type = PatternLayout" "appender.console.layout.pattern = [%d] %p %m (%c)%n" \
     "rootLogger.level = INFO" "rootLogger.appenderRef.stdout.ref = STDOUT" >"$dir/log4j2.properties"
 }
+
+debezium_sslmode() { [ "${PG_TRANSPORT:-tls}" = tls ] && echo verify-full || echo disable; }
 
 # Sets debezium_cmd to the command that starts it, with the JVM options of Kafka's
 # connect-standalone.sh.

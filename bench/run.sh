@@ -13,6 +13,8 @@ fi
 section() { printf '\n######## %s\n' "$*"; }
 section "throughput: 200,000-row backlog, 1,000 rows per transaction"
 "$here/throughput.sh" 200000 1000
+section "TLS against plain TCP: 50,000-row backlog, 1,000 rows per transaction"
+"$here/transport.sh" 50000 1000
 section "throughput: 1,000,000-row backlog, 1,000 rows per transaction"
 "$here/throughput.sh" 1000000 1000
 section "throughput: 200,000-row backlog, 1 row per transaction"

@@ -17,7 +17,7 @@ rows=${1:-200000}
 per_txn=${2:-1000}
 bench_init "scale-$rows-$per_txn"
 machine
-# One cluster per repeat: 6 slots, all created before the data (pg-cluster.sh allows 10 slots).
+# One cluster per repeat: 6 slots, all created before the data (pg-cluster.sh allows 20 slots).
 setup_round() {  # ROUND
   if [ -n "${port:-}" ]; then
     "$scripts/pg-cluster.sh" stop "$out/pg"
@@ -60,7 +60,7 @@ SQL
 }
 
 floor_on() {  # SLOT PUBLICATION LOG
-  drain "$1" exit "$3" -- "$bindir/pg_recvlogical" -h 127.0.0.1 -p "$port" -U postgres -d postgres -S "$1" \
+  drain "$1" exit "$3" -- "$bindir/pg_recvlogical" -d "$conninfo" -S "$1" \
     --start -o proto_version=1 -o "publication_names=$2" -E "$end_lsn" -f /dev/null
 }
 router_on() {  # SLOT PUBLICATION TABLES LOG
