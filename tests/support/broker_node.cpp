@@ -25,6 +25,9 @@ const std::map<std::string, std::string>& default_properties() {
         {"num.network.threads", "2"},
         {"num.io.threads", "2"},
         {"log.segment.bytes", "33554432"},
+        // Records may carry event timestamps years old; time-based retention would delete them
+        // during a long test program.
+        {"log.retention.ms", "-1"},
     };
     return defaults;
 }
