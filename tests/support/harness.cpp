@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -16,6 +17,17 @@ namespace outbox::test {
 
 PgServer& postgres() {
     static PgServer server;
+    // The version matrix (tests/CMakeLists.txt) names the major it means to run on.
+    static const bool checked = [] {
+        const char* major = std::getenv("OUTBOX_TEST_PG_MAJOR");
+        if (!major) return true;
+        const auto version = Sql(server.conninfo("postgres")).scalar("SHOW server_version_num");
+        if (version.substr(0, version.size() - 4) != major)
+            throw std::runtime_error("OUTBOX_TEST_PG_MAJOR is " + std::string(major) + ", but the test server is " + version);
+        BOOST_TEST_MESSAGE("PostgreSQL server_version_num " << version);
+        return true;
+    }();
+    (void)checked;
     return server;
 }
 
@@ -101,17 +113,33 @@ std::string work_dir() {
     return dir;
 }
 
-std::string create_outbox_database(const std::string& prefix) {
-    const std::string database = postgres().create_database(prefix);
-    Sql sql(postgres().conninfo(database));
+std::string create_outbox_database(const std::string& prefix) { return create_outbox_database(postgres(), prefix); }
+
+std::string create_outbox_database(PgServer& server, const std::string& prefix) {
+    const std::string database = server.create_database(prefix);
+    Sql sql(server.conninfo(database));
     sql.exec(read_file(std::string(OUTBOX_SOURCE_DIR) + "/sql/outbox.sql"));
     return database;
 }
 
+std::string fetched_pg_bin_dir(int major) { return std::string(OUTBOX_PG_RUNTIME_DIR) + "/" + std::to_string(major) + "/bin"; }
+
+PgServerOptions fetched_pg(int major) {
+    PgServerOptions options;
+    options.bin_dir = fetched_pg_bin_dir(major);
+    return options;
+}
+
 std::string router_config(const std::string& database, const std::string& postgres_extra,
                           const std::string& top_extra, const std::string& outbox_section) {
+    return router_config_for(postgres().conninfo(database), database, postgres_extra, top_extra, outbox_section);
+}
+
+std::string router_config_for(const std::string& conninfo, const std::string& database,
+                              const std::string& postgres_extra, const std::string& top_extra,
+                              const std::string& outbox_section) {
     return "postgres:\n"
-           "  conninfo: \"" + postgres().conninfo(database) + "\"\n"
+           "  conninfo: \"" + conninfo + "\"\n"
            "  slot.name: " + database + "\n"
            "  publication.name: " + database + "\n"
            "  status.update.interval.ms: 200\n" +

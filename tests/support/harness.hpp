@@ -30,11 +30,21 @@ std::string work_dir();
 
 // A database with Debezium's sample outbox table (public.outbox) and an unrelated table.
 std::string create_outbox_database(const std::string& prefix);
+std::string create_outbox_database(PgServer& server, const std::string& prefix);
+
+// The bin/ folder of a PostgreSQL major fetched from Maven Central (tests/postgres-runtime), and
+// options for a server of it.
+std::string fetched_pg_bin_dir(int major);
+PgServerOptions fetched_pg(int major);
 
 // A router config for `database` on the shared server and cluster; `postgres_extra` and
 // `top_extra` are appended (already indented for postgres:, top-level respectively).
 std::string router_config(const std::string& database, const std::string& postgres_extra = "",
                           const std::string& top_extra = "", const std::string& outbox_section = "");
+// The same for any server: `conninfo`, with slot and publication named `database`.
+std::string router_config_for(const std::string& conninfo, const std::string& database,
+                              const std::string& postgres_extra = "", const std::string& top_extra = "",
+                              const std::string& outbox_section = "");
 
 // router_config() on the real broker's SASL listener, events routed to `topic`, logging in as
 // kSaslUser with `mechanism` and the password from the environment variable `password_variable`.

@@ -72,11 +72,19 @@ int free_loopback_port() {
     return ntohs(address.sin_port);
 }
 
-PgServer::PgServer() : bin_dir_(find_bin_dir()), base_dir_(make_temp_dir("outbox-pg-")), port_(free_loopback_port()) {
+PgServer::PgServer(PgServerOptions options)
+    : bin_dir_(options.bin_dir.empty() ? find_bin_dir() : options.bin_dir),
+      base_dir_(make_temp_dir("outbox-pg-")),
+      port_(free_loopback_port()) {
     data_dir_ = base_dir_ + "/data";
     if (geteuid() == 0) run("chown postgres:postgres " + shell_quote(base_dir_));
-    run_as_owner(bin_dir_ + "/initdb -D " + shell_quote(data_dir_) +
-                 " -U postgres -A trust -E UTF8 --locale=C.UTF-8 >" + shell_quote(base_dir_ + "/initdb.log") + " 2>&1");
+    if (options.copy_of.empty())
+        run_as_owner(bin_dir_ + "/initdb -D " + shell_quote(data_dir_) + " -U postgres -A trust -E UTF8 --locale=C.UTF-8 >" +
+                     shell_quote(base_dir_ + "/initdb.log") + " 2>&1");
+    else  // the copy's slots are the original's
+        run_as_owner("cp -a " + shell_quote(options.copy_of) + " " + shell_quote(data_dir_) + " && rm -rf " +
+                     shell_quote(data_dir_ + "/postmaster.pid") + " " + shell_quote(data_dir_) + "/pg_replslot/*");
+    if (options.standby) write_file(data_dir_ + "/standby.signal", "");
     std::ofstream conf(data_dir_ + "/postgresql.auto.conf", std::ios::app);
     conf << "listen_addresses = '127.0.0.1'\n"
          << "port = " << port_ << "\n"
@@ -89,7 +97,8 @@ PgServer::PgServer() : bin_dir_(find_bin_dir()), base_dir_(make_temp_dir("outbox
          << "full_page_writes = off\n"
          << "wal_sender_timeout = '60s'\n"
          << "ssl = on\n"
-         << "ssl_ca_file = '" << test_ca().certificate() << "'\n";
+         << "ssl_ca_file = '" << test_ca().certificate() << "'\n"
+         << options.settings;
     conf.close();
     write_server_certificate(test_ca().server("postgres-" + std::to_string(port_), {"127.0.0.1", "localhost"}));
     run_as_owner(bin_dir_ + "/pg_ctl -D " + shell_quote(data_dir_) + " -l " + shell_quote(base_dir_ + "/server.log") +

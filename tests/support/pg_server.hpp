@@ -10,6 +10,13 @@
 
 namespace outbox::test {
 
+struct PgServerOptions {
+    std::string bin_dir;   // empty: OUTBOX_TEST_PG_BINDIR, else Debian's newest
+    std::string copy_of;   // a stopped server's data directory to start from instead of initdb
+    std::string settings;  // postgresql.auto.conf lines added before the first start
+    bool standby = false;  // start in recovery (standby.signal)
+};
+
 // A throwaway PostgreSQL cluster for one test program: initdb into a temporary directory,
 // wal_level=logical, a free loopback port, started with pg_ctl (as the postgres user when the
 // tests run as root, because PostgreSQL refuses to run as root). Stopped and removed on exit.
@@ -19,7 +26,7 @@ namespace outbox::test {
 // (trust on loopback, TLS or not) until a test sets its own.
 class PgServer {
 public:
-    PgServer();
+    explicit PgServer(PgServerOptions options = {});
     ~PgServer();
     PgServer(const PgServer&) = delete;
     PgServer& operator=(const PgServer&) = delete;
