@@ -42,6 +42,7 @@ constexpr const char* kUsage =
     "  --config FILE  YAML configuration (see docs/configuration.md)\n"
     "  --check        validate the configuration, PostgreSQL (slot, publication, outbox columns)\n"
     "                 and Kafka (metadata), one line per check; exit 0 if all pass, 1 otherwise\n"
+    "                 (WARN lines, such as a failover that could lose or invent events, do not fail)\n"
     "  import         write the router configuration equivalent to a Debezium PostgreSQL connector\n"
     "                 with the Outbox EventRouter (Kafka Connect JSON or .properties, or Debezium\n"
     "                 Server's application.properties; optionally the Connect worker's properties)\n"
@@ -158,7 +159,8 @@ int run_checks(const outbox::config::Config& config) {
         outbox::replication::PgConnection connection(config.postgres.conninfo,
                                                      outbox::replication::PgConnection::Mode::logical_replication);
         outbox::replication::SourceState state;
-        outbox::replication::SourceSetup(config, connection, outbox::replication::SourceSetup::Mode::check, report)
+        const auto warn = [&](const std::string& line) { std::cout << "WARN  " << masked(line, config) << std::endl; };
+        outbox::replication::SourceSetup(config, connection, outbox::replication::SourceSetup::Mode::check, report, warn)
             .run(state);
     } catch (const std::exception& e) {
         report(false, e.what());

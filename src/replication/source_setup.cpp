@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "outbox/config/outbox_columns.hpp"
+#include "outbox/replication/failover_readiness.hpp"
 #include "outbox/replication/timeline_history.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -17,8 +18,9 @@ std::string value(const PgResult& result, int row, int column) {
 
 }  // namespace
 
-SourceSetup::SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report)
-    : config_(config), conn_(connection), mode_(mode), report_(std::move(report)) {}
+SourceSetup::SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report,
+                         Warner warn)
+    : config_(config), conn_(connection), mode_(mode), report_(std::move(report)), warn_(std::move(warn)) {}
 
 void SourceSetup::fail(const std::string& message) {
     if (mode_ == Mode::apply) throw DefiniteError(message);
@@ -28,6 +30,12 @@ void SourceSetup::fail(const std::string& message) {
 
 void SourceSetup::pass(const std::string& message) {
     if (report_) report_(true, message);
+}
+
+void SourceSetup::warn(const std::string& message) {
+    if (warn_) warn_(message);
+    else if (mode_ == Mode::apply) log::warn(message);
+    else pass(message);
 }
 
 bool SourceSetup::run(SourceState& state) {
@@ -71,14 +79,17 @@ void SourceSetup::identify(SourceState& state) {
         state.previous_timeline_end = timeline_switch_point(value(history, 0, 1), state.previous_timeline).value_or(0);
     }
     state.server_version = server_version_ = conn_.server_version();
+    state.in_recovery = in_recovery_ =
+        value(conn_.exec("SELECT pg_catalog.pg_is_in_recovery()", "asking whether the server is a standby"), 0, 0) == "t";
     if (state.identity.database.empty())
         throw DefiniteError("postgres: the connection is not a database replication connection");
 
     const auto timeout = conn_.exec("SELECT setting FROM pg_settings WHERE name = 'wal_sender_timeout'",
                                     "reading wal_sender_timeout");
     if (PQntuples(timeout.get()) == 1) state.wal_sender_timeout_ms = std::stoi(value(timeout, 0, 0));
-    pass("postgres: connected (PostgreSQL " + std::to_string(state.server_version / 10000) + ", database " +
-         state.identity.database + ", system " + state.identity.system_id + ")");
+    pass("postgres: connected (PostgreSQL " + std::to_string(state.server_version / 10000) +
+         (in_recovery_ ? ", a hot standby" : "") + ", database " + state.identity.database + ", system " +
+         state.identity.system_id + ")");
 }
 
 void SourceSetup::check_wal_level() {
@@ -169,9 +180,9 @@ void SourceSetup::ensure_publication(SourceState& state) {
                      "\" is missing and this role lacks CREATE on the database to create it");
             return;
         }
-        const std::string statement = "CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) +
-                                      " FOR TABLE " + tables +
-                                      (publish_via_root() ? " WITH (publish_via_partition_root = true)" : "");
+        const std::string with = publish_via_root() ? " WITH (publish_via_partition_root = true)" : "";
+        const std::string statement =
+            "CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) + " FOR TABLE " + tables + with;
         try {
             conn_.exec(statement, "creating publication " + pg.publication_name);
         } catch (const DefiniteError&) {
@@ -182,8 +193,7 @@ void SourceSetup::ensure_publication(SourceState& state) {
                 throw;
             return ensure_publication(state);
         }
-        log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables +
-                  (publish_via_root() ? " WITH (publish_via_partition_root = true)" : ""));
+        log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables + with);
         state.publication_seen = true;
         return;
     }
@@ -207,40 +217,75 @@ void SourceSetup::ensure_publication(SourceState& state) {
     if (ok_) pass("postgres: publication \"" + pg.publication_name + "\" covers the outbox tables");
 }
 
+bool SourceSetup::slot_failover() const {
+    return server_version_ >= 170000 && !in_recovery_ && config_.postgres.slot_failover.value_or(true);
+}
+
+// The slot is created on the replication connection, whose protocol takes the failover option
+// from PostgreSQL 17 on (in the parenthesized form, which 15 introduced).
+void SourceSetup::create_slot(const std::string& lookup) {
+    const auto& slot = config_.postgres.slot_name;
+    const std::string statement =
+        "CREATE_REPLICATION_SLOT " + conn_.quote_identifier(slot) + " LOGICAL pgoutput" +
+        (slot_failover() ? " (SNAPSHOT 'nothing', FAILOVER true)" : " NOEXPORT_SNAPSHOT");
+    try {
+        conn_.exec(statement, "creating replication slot " + slot);
+        log::info("postgres: created replication slot \"" + slot + "\" (pgoutput" +
+                  (slot_failover() ? ", failover: synchronized to standbys that sync replication slots" : "") + ")");
+    } catch (const DefiniteError&) {
+        // The other router of an active/standby pair may have created it a moment ago.
+        if (PQntuples(conn_.exec(lookup, "looking up replication slot " + slot).get()) == 0) throw;
+    }
+}
+
 void SourceSetup::ensure_slot(SourceState& state) {
     const auto& slot = config_.postgres.slot_name;
-    // wal_status (a slot invalidated by max_slot_wal_keep_size) exists from PostgreSQL 13 on.
-    // two_phase exists from 14 on.
+    // wal_status (a slot invalidated by max_slot_wal_keep_size) exists from PostgreSQL 13 on,
+    // two_phase from 14, conflicting from 16 (there true for any invalidation: with WAL still
+    // there, a conflict with recovery), failover, synced and invalidation_reason from 17.
+    const std::string reason = server_version_ >= 170000   ? "invalidation_reason"
+                               : server_version_ >= 160000 ? "CASE WHEN conflicting AND wal_status <> 'lost' THEN 'conflict' END"
+                                                           : "NULL";
     const std::string query = std::string("SELECT plugin, slot_type, database, confirmed_flush_lsn, ") +
                               (server_version_ >= 130000 ? "wal_status" : "NULL") + ", " +
-                              (server_version_ >= 140000 ? "two_phase" : "false") +
+                              (server_version_ >= 140000 ? "two_phase" : "false") + ", " +
+                              (server_version_ >= 170000 ? "failover, synced" : "false, false") + ", " + reason +
                               " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + conn_.quote_literal(slot);
     auto result = conn_.exec(query, "looking up replication slot " + slot);
     if (PQntuples(result.get()) == 0) {
-        if (state.slot_seen)
+        if (state.slot_seen) {
+            const bool other_history = state.previous_system_id != state.identity.system_id ||
+                                       state.previous_timeline != state.identity.timeline;
+            const std::string since = "events committed after " + format_lsn(state.slot_confirmed_lsn) +
+                                      " (the slot's confirmed position when this router last connected) may not be in "
+                                      "Kafka";
+            if (other_history)
+                throw DefiniteError(
+                    "postgres: replication slot \"" + slot + "\" is not on this server, which took over from the one "
+                    "the router streamed from (system " + state.identity.system_id + ", timeline " +
+                    std::to_string(state.identity.timeline) + "; before: system " + state.previous_system_id +
+                    ", timeline " + std::to_string(state.previous_timeline) +
+                    "): a failover to a standby the slot was not synchronized to (slots reach standbys only on "
+                    "PostgreSQL 17 and later, with slot.failover and sync_replication_slots = on there). " + since +
+                    ". Re-publish them from the outbox, then restart the router to create a new slot");
             throw DefiniteError("postgres: replication slot \"" + slot +
-                                "\" was dropped while the router was running; the WAL it held is gone, so events "
-                                "committed since the last confirmed position may be lost. Check the outbox for "
-                                "events that must be re-sent, then restart the router to create a new slot");
+                                "\" was dropped while the router was running; the WAL it held is gone, so " + since +
+                                ". Re-publish them from the outbox, then restart the router to create a new slot");
+        }
         if (mode_ == Mode::check) {
             const auto role = conn_.exec(
                 "SELECT rolreplication OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user",
                 "checking the REPLICATION attribute");
             if (value(role, 0, 0) == "t")
-                pass("postgres: replication slot \"" + slot + "\" is missing and can be created");
+                pass("postgres: replication slot \"" + slot + "\" is missing and can be created" +
+                     (slot_failover() ? " (with failover)" : ""));
             else
                 fail("postgres: replication slot \"" + slot + "\" is missing and this role lacks REPLICATION");
+            if (slot_failover()) check_failover(true);
             return;
         }
-        try {
-            conn_.exec("CREATE_REPLICATION_SLOT " + conn_.quote_identifier(slot) + " LOGICAL pgoutput NOEXPORT_SNAPSHOT",
-                       "creating replication slot " + slot);
-            state.slot_created = true;
-            log::info("postgres: created replication slot \"" + slot + "\" (pgoutput)");
-        } catch (const DefiniteError&) {
-            // The other router of an active/standby pair may have created it a moment ago.
-            if (PQntuples(conn_.exec(query, "looking up replication slot " + slot).get()) == 0) throw;
-        }
+        create_slot(query);
+        state.slot_created = true;
         result = conn_.exec(query, "looking up replication slot " + slot);
         if (PQntuples(result.get()) == 0)
             throw DefiniteError("postgres: replication slot \"" + slot + "\" disappeared right after creation");
@@ -248,6 +293,7 @@ void SourceSetup::ensure_slot(SourceState& state) {
     const std::string plugin = value(result, 0, 0);
     const std::string database = value(result, 0, 2);
     const std::string wal_status = value(result, 0, 4);
+    const Lsn confirmed = parse_lsn(value(result, 0, 3)).value_or(0);
     if (value(result, 0, 1) != "logical" || plugin != "pgoutput") {
         fail("postgres: replication slot \"" + slot + "\" is not a logical pgoutput slot (plugin \"" + plugin +
              "\"); use another postgres.slot.name or drop that slot");
@@ -267,16 +313,68 @@ void SourceSetup::ensure_slot(SourceState& state) {
              "postgres.slot.name, or drop this one and let the router create it)");
         return;
     }
-    if (wal_status == "lost") {
-        fail("postgres: replication slot \"" + slot +
-             "\" is invalidated (wal_status = lost): the server removed WAL it still needed "
-             "(max_slot_wal_keep_size), so events committed in that gap can no longer be read. "
-             "Drop the slot, let the router create a new one, and re-publish what the outbox still holds");
+    if (!value(result, 0, 8).empty() || wal_status == "lost") {
+        fail(invalidation(value(result, 0, 8), confirmed));
         return;
     }
-    state.slot_confirmed_lsn = parse_lsn(value(result, 0, 3)).value_or(0);
+    if (in_recovery_ && value(result, 0, 7) == "t") {
+        fail("postgres: replication slot \"" + slot +
+             "\" on this standby is synchronized from the primary (synced), and such a slot cannot be decoded "
+             "on the standby: point conninfo at the primary (name both hosts with target_session_attrs=read-write), "
+             "or give decoding on this standby a slot.name of its own");
+        return;
+    }
+    const bool has_failover = value(result, 0, 6) == "t";
+    if (server_version_ >= 170000 && !in_recovery_ && has_failover != slot_failover()) {
+        const std::string setting = slot_failover() ? "true" : "false";
+        if (mode_ == Mode::check) {
+            pass("postgres: replication slot \"" + slot + "\" has failover " + (has_failover ? "on" : "off") +
+                 "; the router sets it to " + setting + " at start (slot.failover)");
+        } else {
+            conn_.exec("ALTER_REPLICATION_SLOT " + conn_.quote_identifier(slot) + " (FAILOVER " + setting + ")",
+                       "setting failover on replication slot " + slot);
+            log::info("postgres: replication slot \"" + slot + "\" now has failover " + setting + " (slot.failover)");
+        }
+    }
+    if (config_.postgres.slot_failover.value_or(false) && server_version_ < 170000)
+        warn("postgres: slot.failover is true, but PostgreSQL " + std::to_string(server_version_ / 10000) +
+             " does not synchronize replication slots to standbys (17 and later do): after a failover the router "
+             "finds no slot and stops, naming the events that may be missing");
+    const bool first_on_this_history = !state.slot_seen || state.previous_timeline != state.identity.timeline;
+    if (slot_failover() && (mode_ == Mode::check || first_on_this_history)) check_failover(false);
+    state.slot_confirmed_lsn = confirmed;
     state.slot_seen = true;
-    pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(state.slot_confirmed_lsn) + ")");
+    pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(state.slot_confirmed_lsn) +
+         (slot_failover() ? ", failover" : "") + ")");
+}
+
+void SourceSetup::check_failover(bool slot_missing) {
+    FailoverReadiness readiness(conn_, config_.postgres.slot_name, [this](bool ok, const std::string& line) {
+        if (ok) pass(line);
+        else warn(line);
+    });
+    readiness.check_primary();
+    if (mode_ == Mode::check && !slot_missing) readiness.check_standbys(config_.postgres.conninfo);
+}
+
+std::string SourceSetup::invalidation(const std::string& reason, Lsn confirmed) const {
+    const std::string slot = "postgres: replication slot \"" + config_.postgres.slot_name + "\" is invalidated (" +
+                             (reason.empty() ? "wal_status = lost" : "invalidation_reason = " + reason) + ")";
+    const std::string gap = "events committed after its confirmed position " + format_lsn(confirmed) +
+                            " can no longer be read from it. Drop the slot, let the router create a new one, and "
+                            "re-publish what the outbox still holds from that position on";
+    if (reason == "idle_timeout") {
+        const auto timeout = conn_.exec("SHOW idle_replication_slot_timeout", "reading idle_replication_slot_timeout");
+        return slot + ": it was inactive for longer than idle_replication_slot_timeout (" + value(timeout, 0, 0) +
+               "), so the server stopped keeping WAL for it and " + gap +
+               ". Raise idle_replication_slot_timeout (or set it to 0) above the longest time the router may be down";
+    }
+    if (reason == "rows_removed" || reason == "conflict")
+        return slot + ": the primary removed catalog rows this standby's slot needed (hot_standby_feedback off, or "
+                      "no physical slot for this standby), so " + gap;
+    if (reason == "wal_level_insufficient")
+        return slot + ": the primary's wal_level is below logical, so " + gap;
+    return slot + ": the server removed WAL it still needed (max_slot_wal_keep_size), so " + gap;
 }
 
 }  // namespace outbox::replication

@@ -34,6 +34,9 @@ struct PostgresSettings {
     // publish.via.partition.root; unset: true when an outbox table is partitioned.
     std::optional<bool> publish_via_partition_root;
     std::vector<TableName> tables{{"public", "outbox"}};
+    // slot.failover: the slot is synchronized to standbys (PostgreSQL 17 and later); unset: true
+    // where the server supports it.
+    std::optional<bool> slot_failover;
     int status_update_interval_ms = 1000;
     int receive_timeout_ms = 30000;  // 0: off
     int heartbeat_interval_ms = 0;  // 0: off

@@ -22,6 +22,7 @@ struct SystemIdentity {
 struct SourceState {
     SystemIdentity identity;
     int server_version = 0;
+    bool in_recovery = false;  // a hot standby (logical decoding there: PostgreSQL 16 and later)
     int wal_sender_timeout_ms = 60000;  // 0 means disabled
     bool slot_created = false;
     Lsn slot_confirmed_lsn = 0;
@@ -48,8 +49,11 @@ public:
     };
     // One line per check: ok or not, and a human-readable description.
     using Reporter = std::function<void(bool ok, const std::string& line)>;
+    // What is allowed but unsafe (a failover that could lose or invent events); logged in apply mode.
+    using Warner = std::function<void(const std::string& line)>;
 
-    SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report = {});
+    SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report = {},
+                Warner warn = {});
 
     // Returns false in check mode when any check failed.
     bool run(SourceState& state);
@@ -62,15 +66,22 @@ private:
     bool publish_via_root() const;
     void ensure_publication(SourceState& state);
     void ensure_slot(SourceState& state);
+    void create_slot(const std::string& lookup);
+    bool slot_failover() const;
+    void check_failover(bool slot_has_failover);
+    std::string invalidation(const std::string& reason, Lsn confirmed) const;
     void fail(const std::string& message);
     void pass(const std::string& message);
+    void warn(const std::string& message);
 
     const config::Config& config_;
     PgConnection& conn_;
     Mode mode_;
     Reporter report_;
+    Warner warn_;
     bool ok_ = true;
     int server_version_ = 0;
+    bool in_recovery_ = false;
     std::vector<std::string> partitioned_tables_;  // outbox tables that are partitioned (qualified)
 };
 
