@@ -1,5 +1,6 @@
 #include "outbox/replication/source_setup.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,12 @@ void SourceSetup::ensure_publication(SourceState& state) {
                                 "\" was dropped while the router was running; outbox rows written since were not "
                                 "published to this slot. Re-create the publication, check the outbox for events "
                                 "that must be re-sent, then restart the router");
+        if (in_recovery_) {
+            fail("postgres: publication \"" + pg.publication_name +
+                 "\" does not exist on this standby, which is read-only: create it on the primary "
+                 "(CREATE PUBLICATION ... FOR TABLE <outbox tables>), or wait until the standby has replayed it");
+            return;
+        }
         if (pg.publication_autocreate == config::PublicationAutocreate::disabled) {
             fail("postgres: publication \"" + pg.publication_name +
                  "\" does not exist and postgres.publication.autocreate.mode is disabled; create it with "
@@ -180,7 +187,12 @@ void SourceSetup::ensure_publication(SourceState& state) {
                      "\" is missing and this role lacks CREATE on the database to create it");
             return;
         }
-        const std::string with = publish_via_root() ? " WITH (publish_via_partition_root = true)" : "";
+        // Stored generated columns are published only when asked for (PostgreSQL 18 and later),
+        // and an outbox column may be one (an aggregatetype derived from another column).
+        std::string options;
+        if (publish_via_root()) options = "publish_via_partition_root = true";
+        if (server_version_ >= 180000) options += (options.empty() ? "" : ", ") + std::string("publish_generated_columns = stored");
+        const std::string with = options.empty() ? "" : " WITH (" + options + ")";
         const std::string statement =
             "CREATE PUBLICATION " + conn_.quote_identifier(pg.publication_name) + " FOR TABLE " + tables + with;
         try {
@@ -195,6 +207,7 @@ void SourceSetup::ensure_publication(SourceState& state) {
         }
         log::info("postgres: created publication \"" + pg.publication_name + "\" FOR TABLE " + tables + with);
         state.publication_seen = true;
+        check_columns_published();
         return;
     }
     state.publication_seen = true;
@@ -214,7 +227,55 @@ void SourceSetup::ensure_publication(SourceState& state) {
             fail("postgres: publication \"" + pg.publication_name + "\" does not include outbox table " +
                  table.qualified() + "; ALTER PUBLICATION " + pg.publication_name + " ADD TABLE " + table.qualified());
     }
+    check_columns_published();
     if (ok_) pass("postgres: publication \"" + pg.publication_name + "\" covers the outbox tables");
+}
+
+// A column the publication leaves out reaches the router as absent from the row, which would
+// read as a table without that column. PostgreSQL 15 and later list what is published
+// (pg_publication_tables.attnames): a column list without it, or a stored generated column.
+void SourceSetup::check_columns_published() {
+    if (server_version_ < 150000) return;
+    const auto& pg = config_.postgres;
+    for (const auto& table : pg.tables) {
+        const auto result = conn_.exec(
+            "SELECT a.attname, a.attgenerated = 's', a.attname = ANY(pt.attnames) FROM pg_catalog.pg_publication_tables pt "
+            "JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname "
+            "JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename "
+            "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
+            "WHERE pt.pubname = " + conn_.quote_literal(pg.publication_name) + " AND pt.schemaname = " +
+                conn_.quote_literal(table.schema) + " AND pt.tablename = " + conn_.quote_literal(table.name) +
+                " ORDER BY a.attnum",
+            "reading the columns publication " + pg.publication_name + " publishes");
+        if (PQntuples(result.get()) == 0) continue;  // not in the publication: reported above
+        std::vector<std::string> all;
+        std::vector<std::string> published;
+        std::vector<std::string> generated;
+        for (int row = 0; row < PQntuples(result.get()); ++row) {
+            all.push_back(value(result, row, 0));
+            if (value(result, row, 2) == "t") published.push_back(all.back());
+            if (value(result, row, 1) == "t") generated.push_back(all.back());
+        }
+        const auto& settings = config_.outbox.for_table(table);
+        const auto absent = config::missing_outbox_columns(all, settings);
+        for (const auto& column : config::missing_outbox_columns(published, settings)) {
+            if (std::find(absent.begin(), absent.end(), column) != absent.end()) continue;  // not in the table at all
+            const std::string name = column.substr(1, column.find('"', 1) - 1);  // `"name" (option)`
+            const bool is_generated = std::find(generated.begin(), generated.end(), name) != generated.end();
+            std::string what = "postgres: publication \"" + pg.publication_name + "\" does not publish column " + column +
+                               " of outbox table " + table.qualified();
+            if (is_generated && server_version_ >= 180000)
+                what += ", a stored generated column, which is published only with publish_generated_columns: "
+                        "ALTER PUBLICATION " + pg.publication_name + " SET (publish_generated_columns = stored)";
+            else if (is_generated)
+                what += ", a stored generated column, which PostgreSQL " + std::to_string(server_version_ / 10000) +
+                        " does not publish (18 and later can): make it a column the writer fills";
+            else
+                what += " (its column list leaves it out): ALTER PUBLICATION " + pg.publication_name + " SET TABLE " +
+                        table.qualified();
+            fail(what);
+        }
+    }
 }
 
 bool SourceSetup::slot_failover() const {

@@ -69,6 +69,7 @@ private:
     void create_slot(const std::string& lookup);
     bool slot_failover() const;
     void check_failover(bool slot_has_failover);
+    void check_columns_published();
     std::string invalidation(const std::string& reason, Lsn confirmed) const;
     void fail(const std::string& message);
     void pass(const std::string& message);
