@@ -19,6 +19,7 @@
 #include "outbox/observability/slot_monitor.hpp"
 #include "outbox/pipeline/pipeline.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
+#include "outbox/replay/outbox_replay.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/util/errors.hpp"
@@ -33,6 +34,7 @@ constexpr int kExitUsage = 2;
 constexpr const char* kUsage =
     "usage: outbox-router --config FILE [--check]\n"
     "       outbox-router import CONNECTOR [WORKER_PROPERTIES]\n"
+    "       outbox-router replay --config FILE [--ids FIRST..LAST] [--since TIME] [--until TIME]\n"
     "       outbox-router --help | --version\n"
     "\n"
     "Streams INSERTs into PostgreSQL outbox tables (logical replication, pgoutput) to Kafka,\n"
@@ -47,6 +49,8 @@ constexpr const char* kUsage =
     "                 with the Outbox EventRouter (Kafka Connect JSON or .properties, or Debezium\n"
     "                 Server's application.properties; optionally the Connect worker's properties)\n"
     "                 to standard output; what has no equivalent is listed on standard error\n"
+    "  replay         publish again the events of outbox rows still in the tables, by id range\n"
+    "                 and/or commit-time range (track_commit_timestamp), as the stream routes them\n"
     "  --help         show this text\n"
     "  --version      show the version\n"
     "\n"
@@ -183,6 +187,7 @@ int run_checks(const outbox::config::Config& config) {
 
 int main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "replay") return outbox::replay::run_replay_command(argc, argv);
     int exit_code = kExitClean;
     const auto args = parse_arguments(argc, argv, exit_code);
     if (!args) return exit_code;

@@ -111,6 +111,7 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
                   }},
                  {"slot.name", [&](const Entry& e) { pg.slot_name = slot_name(e); }},
                  {"slot.failover", [&](const Entry& e) { pg.slot_failover = boolean_option(e); }},
+                 {"slot.recreate.when.lost", [&](const Entry& e) { pg.slot_recreate_when_lost = boolean_option(e); }},
                  {"publication.name", [&](const Entry& e) { pg.publication_name = publication_name(e); }},
                  {"publication.autocreate.mode", [&](const Entry& e) { pg.publication_autocreate = enum_option<PublicationAutocreate>(
                                            e, {{"filtered", PublicationAutocreate::filtered},

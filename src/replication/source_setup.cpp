@@ -320,18 +320,23 @@ void SourceSetup::ensure_slot(SourceState& state) {
             const std::string since = "events committed after " + format_lsn(state.slot_confirmed_lsn) +
                                       " (the slot's confirmed position when this router last connected) may not be in "
                                       "Kafka";
+            std::string lost;
             if (other_history)
-                throw DefiniteError(
+                lost =
                     "postgres: replication slot \"" + slot + "\" is not on this server, which took over from the one "
                     "the router streamed from (system " + state.identity.system_id + ", timeline " +
                     std::to_string(state.identity.timeline) + "; before: system " + state.previous_system_id +
                     ", timeline " + std::to_string(state.previous_timeline) +
                     "): a failover to a standby the slot was not synchronized to (slots reach standbys only on "
-                    "PostgreSQL 17 and later, with slot.failover and sync_replication_slots = on there). " + since +
-                    ". Re-publish them from the outbox, then restart the router to create a new slot");
-            throw DefiniteError("postgres: replication slot \"" + slot +
-                                "\" was dropped while the router was running; the WAL it held is gone, so " + since +
-                                ". Re-publish them from the outbox, then restart the router to create a new slot");
+                    "PostgreSQL 17 and later, with slot.failover and sync_replication_slots = on there). " + since;
+            else
+                lost = "postgres: replication slot \"" + slot +
+                       "\" was dropped while the router was running; the WAL it held is gone, so " + since;
+            if (!config_.postgres.slot_recreate_when_lost)
+                throw DefiniteError(lost + ". Re-publish them from the outbox (outbox-router replay), then restart the "
+                                           "router to create a new slot (or set slot.recreate.when.lost)");
+            log::error(lost + "; creating a new slot, which starts now (slot.recreate.when.lost): re-publish them "
+                              "from the outbox (outbox-router replay)");
         }
         if (mode_ == Mode::check) {
             const auto role = conn_.exec(

@@ -167,6 +167,32 @@ BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_a_definite_error) {
     BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "0");
 }
 
+BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_recreated_only_when_the_setting_says_so) {
+    const auto db = create_outbox_database("slotrecreate");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), router_config(db, kFastReconnect + "  slot.recreate.when.lost: true\n", "",
+                                                   "outbox:\n  route.topic.replacement: slotrecreate.events\n"));
+    BOOST_REQUIRE(router.wait_streaming());
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            try {
+                sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db +
+                         "' AND active_pid IS NOT NULL");
+                sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
+                return true;
+            } catch (const std::exception&) {
+                return false;
+            }
+        },
+        30s));
+    BOOST_REQUIRE_MESSAGE(router.wait_streaming(2), router.output());
+    BOOST_TEST(contains(router.output(), "was dropped while the router was running"), router.output());
+    BOOST_TEST(contains(router.output(), "creating a new slot, which starts now (slot.recreate.when.lost)"), router.output());
+    sql.exec(outbox_rows_sql(0, 50, 9));
+    BOOST_TEST(sequences_in("slotrecreate.events", 50).size() == 50u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(publication_dropped_while_running_is_a_definite_error) {
     const auto db = create_outbox_database("pubdrop");
     Sql sql(postgres().conninfo(db));

@@ -7,7 +7,10 @@
 namespace outbox::test {
 
 PgPair::PgPair(int major, const std::string& prefix) : major_(major) {
-    primary_ = std::make_unique<PgServer>(fetched_pg(major));
+    // Commit times let `outbox-router replay` select the rows of a window.
+    PgServerOptions options = fetched_pg(major);
+    options.settings = "track_commit_timestamp = on\n";
+    primary_ = std::make_unique<PgServer>(options);
     database_ = create_outbox_database(*primary_, prefix);
     Sql(primary_->conninfo("postgres"))
         .exec("SELECT pg_create_physical_replication_slot('" + std::string(kStandbySlot) + "', true)");

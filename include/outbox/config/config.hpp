@@ -37,6 +37,9 @@ struct PostgresSettings {
     // slot.failover: the slot is synchronized to standbys (PostgreSQL 17 and later); unset: true
     // where the server supports it.
     std::optional<bool> slot_failover;
+    // slot.recreate.when.lost: a slot gone while the router runs (dropped, or a failover to a
+    // server without it) is logged and created anew, instead of stopping the router.
+    bool slot_recreate_when_lost = false;
     int status_update_interval_ms = 1000;
     int receive_timeout_ms = 30000;  // 0: off
     int heartbeat_interval_ms = 0;  // 0: off
