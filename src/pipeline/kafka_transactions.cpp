@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "outbox/pipeline/producer_failed.hpp"
-#include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -18,8 +17,9 @@ const config::KafkaProperty* configured_transactional_id(const config::Config& c
 
 }  // namespace
 
-KafkaTransactions::KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock)
-    : config_(config), kafka_(kafka), clock_(clock) {}
+KafkaTransactions::KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock,
+                                     StopRequested stop_requested)
+    : config_(config), kafka_(kafka), clock_(clock), stop_requested_(std::move(stop_requested)) {}
 
 const std::string& KafkaTransactions::decide_transactional_id(const kafka::SourceIdentity& source) {
     if (!transactional_id_.empty()) return transactional_id_;
@@ -61,7 +61,7 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
             producer.serve(0);
             if (const auto& refused = producer.authentication_failure(); !refused.empty()) throw DefiniteError(refused);
             if (e.kind != kafka::TransactionError::Kind::retriable || clock_.now() >= deadline) fail(e);
-            if (ShutdownSignal::requested())
+            if (stop_requested_())
                 throw TransientError("kafka: stopped while initialising Kafka transactions (init_transactions)");
         }
     }

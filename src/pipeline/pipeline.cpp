@@ -11,6 +11,7 @@
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/connection_settings.hpp"
+#include "outbox/replication/source_setup.hpp"
 #include "outbox/replication/status_keeper.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -57,7 +58,7 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       metrics_(metrics),
       silence_(std::chrono::milliseconds(config.postgres.receive_timeout_ms)),
       kafka_(config.kafka, bootstrap_servers),
-      core_(config, metrics, kafka_, SystemClock::instance()) {
+      core_(config, metrics, kafka_, SystemClock::instance(), &ShutdownSignal::requested) {
     if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
         core_.router().set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
             return read_column_catalog(conninfo, relid, table);

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "outbox/pipeline/producer_failed.hpp"
-#include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -16,16 +15,17 @@ constexpr std::chrono::milliseconds kHeldRecheck{10};
 }  // namespace
 
 StreamCore::StreamCore(const config::Config& config, observability::Metrics& metrics, kafka::KafkaConnector& kafka,
-                       const Clock& clock)
+                       const Clock& clock, StopRequested stop_requested)
     : config_(config),
       metrics_(metrics),
       kafka_(kafka),
       clock_(clock),
+      stop_requested_(stop_requested),
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
       sources_(metrics),
-      kafka_txns_(config, kafka, clock),
+      kafka_txns_(config, kafka, clock, std::move(stop_requested)),
       deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr, clock),
       changes_(config, router_, tracker_, sources_, deliveries_, exactly_once_ ? &kafka_txns_ : nullptr, [this] {
           if (kafka_transaction_due()) commit_kafka_transaction();
@@ -345,7 +345,7 @@ void StreamCore::commit_kafka_transaction() {
     kafka_txns_.commit(*producer_, [this] {
         // Kafka is slow or away: keep PostgreSQL informed while the commit is retried. Once a
         // stop is asked for, the commit has shutdown.timeout.ms from then, as the deliveries do.
-        if (ShutdownSignal::requested()) {
+        if (stop_requested_()) {
             if (!stop_deadline_) stop_deadline_ = clock_.now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
             if (clock_.now() >= *stop_deadline_)
                 throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");

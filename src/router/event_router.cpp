@@ -430,8 +430,8 @@ OutboxRecord EventRouter::route_key_change(const OutboxTable& table, pgoutput::T
 }
 
 // Debezium's record key (a Struct of the key columns) as header.converter writes it:
-// SimpleHeaderConverter as Kafka's Values text ({"id":"..."}: strings quoted with only " and \
-// escaped, bytes as quoted Base64), JsonConverter as JSON, with schemas the key's struct schema
+// SimpleHeaderConverter as Kafka's Values text ({"id":"..."}: strings quoted, escaping only the
+// quote and the backslash, bytes as quoted Base64), JsonConverter as JSON, with schemas the key's struct schema
 // named <topic.prefix>.<schema>.<table>.Key.
 std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const {
     const bool json = format_.header == config::Converter::json;

@@ -112,8 +112,9 @@ Scenario draw(std::mt19937_64& r) {
 
 struct Instance {
     Instance(const config::Config& config, SimConnector& kafka, SimClock& clock, int number)
-        : core(config, metrics, kafka, clock), number(number) {}
+        : core(config, metrics, kafka, clock, [this] { return stop_requested; }), number(number) {}
     observability::Metrics metrics;
+    bool stop_requested = false;
     pipeline::StreamCore core;
     std::unique_ptr<SimWalStream> stream;
     Clock::time_point reconnect_at{};
@@ -276,6 +277,7 @@ private:
     // SIGTERM, then a new start.
     void restart() {
         note("fault: SIGTERM and restart of instance " + std::to_string(router_->number));
+        router_->stop_requested = true;
         if (!router_->stopped && router_->stream) guarded(*router_, [&] { router_->core.drain_and_stop(); });
         router_.reset();
         router_ = make_instance();

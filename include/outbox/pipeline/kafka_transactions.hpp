@@ -10,6 +10,7 @@
 #include "outbox/kafka/kafka_connector.hpp"
 #include "outbox/kafka/kafka_producer.hpp"
 #include "outbox/kafka/offsets_record.hpp"
+#include "outbox/pipeline/stop_request.hpp"
 #include "outbox/util/clock.hpp"
 #include "outbox/util/lsn.hpp"
 
@@ -22,7 +23,8 @@ namespace outbox::pipeline {
 // (abortable or retriable: the caller rewinds).
 class KafkaTransactions {
 public:
-    KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock);
+    KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock,
+                      StopRequested stop_requested);
 
     // The configured transactional.id, or one derived from system id, database and slot; decided
     // at the first call. Empty overrides when the configuration sets it.
@@ -80,6 +82,7 @@ private:
     const config::Config& config_;
     kafka::KafkaConnector& kafka_;
     const Clock& clock_;
+    StopRequested stop_requested_;
     std::string transactional_id_;
     std::optional<Open> open_;
     Lsn committed_end_ = 0;

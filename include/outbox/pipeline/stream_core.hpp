@@ -20,7 +20,8 @@
 #include "outbox/pipeline/deliveries.hpp"
 #include "outbox/pipeline/kafka_transactions.hpp"
 #include "outbox/pipeline/outbox_sources.hpp"
-#include "outbox/replication/source_setup.hpp"
+#include "outbox/pipeline/stop_request.hpp"
+#include "outbox/replication/source_state.hpp"
 #include "outbox/replication/wal_stream.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/util/clock.hpp"
@@ -37,7 +38,7 @@ namespace outbox::pipeline {
 class StreamCore {
 public:
     StreamCore(const config::Config& config, observability::Metrics& metrics, kafka::KafkaConnector& kafka,
-               const Clock& clock);
+               const Clock& clock, StopRequested stop_requested);
     StreamCore(const StreamCore&) = delete;
     StreamCore& operator=(const StreamCore&) = delete;
 
@@ -116,6 +117,7 @@ private:
     observability::Metrics& metrics_;
     kafka::KafkaConnector& kafka_;
     const Clock& clock_;
+    StopRequested stop_requested_;
     const bool exactly_once_;
     std::function<void(kafka::KafkaProducer*)> producer_watcher_;
 
