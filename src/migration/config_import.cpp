@@ -380,7 +380,7 @@ void Importer::import_connector_key(const Setting& s) {
         {"database.password", "password"},   {"database.dbname", "dbname"},     {"database.sslmode", "sslmode"},
         {"database.sslrootcert", "sslrootcert"}, {"database.sslcert", "sslcert"}, {"database.sslkey", "sslkey"},
         {"database.sslpassword", "sslpassword"}};
-    static const std::set<std::string> postgres_keys = {"slot.name", "publication.name", "status.update.interval.ms",
+    static const std::set<std::string> postgres_keys = {"slot.name", "slot.failover", "publication.name", "status.update.interval.ms",
                                                         "heartbeat.action.query", "publish.via.partition.root"};
     const std::string& key = s.key;
     const std::string value = lower(s.value);

@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overr
         "database.hostname": "db", "database.dbname": "shop", "database.user": "dbz",
         "database.password": "${env:PG_PASSWORD}",
         "topic.prefix": "shop", "slot.name": "orders_slot", "publication.name": "orders_pub",
-        "publication.autocreate.mode": "filtered", "plugin.name": "pgoutput", "snapshot.mode": "no_data",
+        "slot.failover": "false", "publication.autocreate.mode": "filtered", "plugin.name": "pgoutput", "snapshot.mode": "no_data",
         "table.include.list": "sales\\.outbox,billing\\.outbox",
         "transforms": "sales,billing",
         "transforms.sales.type": "io.debezium.transforms.outbox.EventRouter",
@@ -120,6 +120,7 @@ BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overr
     const auto config = load(imported);
     BOOST_TEST(config.postgres.conninfo == "host=db dbname=shop user=dbz password='s3cret'");
     BOOST_TEST(config.postgres.slot_name == "orders_slot");
+    BOOST_TEST(config.postgres.slot_failover.value_or(true) == false);  // kept where Debezium's config sets it
     BOOST_TEST(config.postgres.publication_name == "orders_pub");
     BOOST_REQUIRE(config.outbox.table_overrides.size() == 2u);
     const auto& sales = config.outbox.for_table({"sales", "outbox"});
