@@ -10,6 +10,7 @@
 #include "outbox/pipeline/column_catalog_reader.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
+#include "outbox/pipeline/slot_gap_error.hpp"
 #include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/replication/status_keeper.hpp"
@@ -135,11 +136,26 @@ void Pipeline::connect() {
     if (core_.exactly_once()) {
         // The slot is ours from START_REPLICATION on, and the walsender ends a connection that
         // stays silent for wal_sender_timeout while Kafka is set up.
-        const replication::StatusKeeper keeper(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
-        core_.start_kafka_transactions();
+        try {
+            const replication::StatusKeeper keeper(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
+            core_.start_kafka_transactions();
+        } catch (const SlotGapError&) {
+            core_.connection_lost();
+            stream_.reset();
+            drop_new_slot();
+            throw;
+        }
     }
     core_.streaming();
     silence_.connected(Clock::now(), std::chrono::milliseconds(core_.source().wal_sender_timeout_ms));
+}
+
+// The slot this start created must not outlive the gap it would hide: WAIT lets the walsender
+// that held it exit first.
+void Pipeline::drop_new_slot() {
+    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication);
+    connection.exec("DROP_REPLICATION_SLOT \"" + config_.postgres.slot_name + "\" WAIT",
+                    "dropping the replication slot this start created");
 }
 
 void Pipeline::stream() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "outbox/pipeline/producer_failed.hpp"
+#include "outbox/pipeline/slot_gap_error.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -104,7 +105,26 @@ void StreamCore::start_kafka_transactions() {
     make_producer(kafka_txns_.producer_overrides());
     const Lsn stored = kafka_txns_.start(*producer_, identity);
     check_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
+    check_slot_covers(stored);
     tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
+}
+
+// A slot this start had to create while the offsets topic records a position: the slot that
+// served that position is gone (dropped, or lost in a failover) and the new one starts at the
+// present, so transactions committed in between may never reach Kafka.
+void StreamCore::check_slot_covers(Lsn stored) const {
+    if (!source_.slot_created || stored == 0 || stored >= source_.slot_confirmed_lsn) return;
+    const std::string window = "transactions committed after " + format_lsn(stored) + " and before " +
+                               format_lsn(source_.slot_confirmed_lsn) + " may not be in Kafka";
+    if (!config_.postgres.slot_recreate_when_lost)
+        throw SlotGapError("postgres: replication slot \"" + config_.postgres.slot_name +
+                           "\" is new, but the offsets topic \"" + config_.offsets_topic +
+                           "\" says events were published up to " + format_lsn(stored) +
+                           " from a slot that is gone: " + window +
+                           ". Re-publish them from the outbox (outbox-router replay), then start the router with "
+                           "slot.recreate.when.lost set (the new slot was dropped again)");
+    log::error("postgres: the new replication slot starts at " + format_lsn(source_.slot_confirmed_lsn) +
+               " (slot.recreate.when.lost): " + window + "; re-publish them from the outbox (outbox-router replay)");
 }
 
 void StreamCore::streaming() {

@@ -179,3 +179,36 @@ BOOST_AUTO_TEST_CASE(a_dead_lettered_non_transactional_message_does_not_hold_the
     BOOST_TEST(contains(router.output(), "it is not transactional"));
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
+
+BOOST_AUTO_TEST_CASE(a_new_slot_behind_the_stored_position_is_refused_and_dropped_unless_asked_for) {
+    const auto db = create_outbox_database("eosgap");
+    const std::string topic = "eosgap.events";
+    Sql sql(postgres().conninfo(db));
+    {
+        RouterProcess router(work_dir(), eos_config(db, topic));
+        BOOST_REQUIRE(router.wait_streaming());
+        sql.exec(outbox_rows_sql(0, 10, 3));
+        const auto written = lsn_value(sql.scalar("SELECT pg_current_wal_insert_lsn()"));
+        BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= written; }, 60s));
+        BOOST_REQUIRE(router.stop(SIGTERM) == 0);
+    }
+    // The slot is lost while the router is down; these rows are in the gap.
+    sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
+    sql.exec(outbox_rows_sql(10, 5, 3));
+    {
+        RouterProcess router(work_dir(), eos_config(db, topic));
+        BOOST_TEST(router.wait(60s) == 1);
+        BOOST_TEST(contains(last_line(router.output()), "is new, but the offsets topic"), router.output());
+        BOOST_TEST(contains(last_line(router.output()), "may not be in Kafka"), router.output());
+        // Dropped again: a restart by a supervisor meets the same refusal.
+        BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "0");
+    }
+    {
+        RouterProcess router(work_dir(), router_config(db, "  reconnect.backoff.max.ms: 1000\n  slot.recreate.when.lost: true\n",
+                                                       "delivery.guarantee: exactly-once\noffsets.topic: " + topic + ".offsets\n",
+                                                       "outbox:\n  route.topic.replacement: " + topic + "\n"));
+        BOOST_REQUIRE_MESSAGE(router.wait_streaming(), router.output());
+        BOOST_TEST(contains(router.output(), "(slot.recreate.when.lost)"), router.output());
+        BOOST_TEST(router.stop(SIGTERM) == 0);
+    }
+}

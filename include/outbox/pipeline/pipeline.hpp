@@ -35,6 +35,7 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void connect();
+    void drop_new_slot();
     void stream();
     void wait_before_reconnecting(std::chrono::milliseconds delay);
     void check_server_silence();

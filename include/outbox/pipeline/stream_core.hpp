@@ -108,6 +108,7 @@ private:
     void commit_kafka_transaction();
     void rewind_kafka_transactions();
     void check_position(Lsn position, const std::string& what) const;
+    void check_slot_covers(Lsn stored) const;
     Lsn confirmable_lsn();
     void confirm_to_postgres(bool reply_requested = false);
     void make_producer(const std::vector<std::pair<std::string, std::string>>& overrides = {});
