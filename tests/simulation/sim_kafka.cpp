@@ -93,6 +93,18 @@ void SimProducer::check_fenced() {
     }
 }
 
+namespace {
+
+// The workload marks a record Kafka refuses for a reason other than its size (workload.cpp); its
+// dead letter, which carries the same value, goes to another topic and is taken.
+bool marked(const kafka::Record& record, std::string_view reason) {
+    if (!record.value || !std::string_view(record.topic).starts_with("outbox.event.")) return false;
+    const std::string marker = "\"sim_refuse\":\"" + std::string(reason) + "\"";
+    return std::string_view(*record.value).find(marker) != std::string_view::npos;
+}
+
+}  // namespace
+
 rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint64_t tag) {
     check_fenced();
     if (!fatal_.empty()) return RD_KAFKA_RESP_ERR__FATAL;
@@ -106,7 +118,7 @@ rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint6
     }
     const int partitions = static_cast<int>(cluster_.topics()[topic].partitions.size());
     int partition = record.partition;
-    if (partition >= partitions) return RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+    if (partition >= partitions || marked(record, "partition")) return RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
     if (partition < 0) partition = record.key ? static_cast<int>(java_hash_partition(*record.key, partitions)) : 0;
     StoredRecord stored;
     if (record.key) stored.key = std::string(*record.key);
@@ -125,6 +137,7 @@ rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint6
     if (!in_flight_.empty()) due = std::max(due, in_flight_.back().due);  // one ordered pipeline
     InFlight f{topic, partition, std::move(stored), tag, size, now, due};
     if (size > cluster_.max_message_bytes) f.outcome = RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
+    if (marked(record, "timestamp")) f.outcome = RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP;
     in_flight_.push_back(std::move(f));
     return RD_KAFKA_RESP_ERR_NO_ERROR;
 }

@@ -39,6 +39,7 @@ Event& Workload::new_event(std::size_t item, bool allow_poison) {
         const int kind = static_cast<int>(random_() % 3);
         e.refusal = kind == 0 ? Event::Refusal::route : kind == 1 ? Event::Refusal::produce : Event::Refusal::report;
         if (e.refusal == Event::Refusal::route) e.topic.clear();
+        e.other_reason = random_() % 2 == 0;
     }
     events_.push_back(e);
     return events_.back();
@@ -48,8 +49,10 @@ namespace {
 
 std::string payload_of(const Event& e) {
     std::string payload = "{\"sim\":" + std::to_string(e.serial);
-    if (e.refusal == Event::Refusal::produce) payload += ",\"pad\":\"" + std::string(9000, 'x') + "\"";
-    if (e.refusal == Event::Refusal::report) payload += ",\"pad\":\"" + std::string(5000, 'x') + "\"";
+    if (e.refusal == Event::Refusal::produce)
+        payload += e.other_reason ? std::string(",\"sim_refuse\":\"partition\"") : ",\"pad\":\"" + std::string(9000, 'x') + "\"";
+    if (e.refusal == Event::Refusal::report)
+        payload += e.other_reason ? std::string(",\"sim_refuse\":\"timestamp\"") : ",\"pad\":\"" + std::string(5000, 'x') + "\"";
     return payload + "}";
 }
 

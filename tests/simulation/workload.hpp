@@ -19,6 +19,9 @@ struct Event {
     std::string key;
     std::string topic;  // empty: refused at routing
     enum class Refusal { none, route, produce, report } refusal = Refusal::none;
+    // What Kafka names as the reason: the size, or (marked in the payload, read by the simulated
+    // Kafka) a partition out of range at produce, an invalid timestamp in the delivery report.
+    bool other_reason = false;
     std::size_t item = 0;  // index of its WAL item
 };
 
@@ -26,7 +29,7 @@ struct WorkloadMix {
     bool second_table = false;
     bool messages = false;
     bool non_transactional_messages = false;
-    bool poison = false;     // invalid rows and records too large for Kafka
+    bool poison = false;     // invalid rows; records Kafka refuses (size, partition, timestamp)
     int large_every = 0;     // one transaction in this many is large (0: none)
 };
 
