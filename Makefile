@@ -32,8 +32,9 @@ faults: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L faults
 
 # The deterministic simulation: SEEDS seeds from FIRST_SEED, or one SEED replayed with its trace.
-SEEDS ?= 20000
+# Defaults per target: simulate and parity-fuzz share the names, not the budgets.
 FIRST_SEED ?= 1
+simulate: SEEDS ?= 20000
 simulate: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target simulation
@@ -69,9 +70,8 @@ fuzz: fuzz-build
 
 # The differential fuzzer against Debezium (tests/parity/test_parity_fuzz.cpp) for SEEDS cases
 # from FIRST_SEED, ROWS rows each; `make test` runs a small fixed budget of it.
-SEEDS ?= 40
-FIRST_SEED ?= 1
-ROWS ?= 12
+parity-fuzz: SEEDS ?= 40
+parity-fuzz: ROWS ?= 12
 parity-fuzz: build
 	cd $(BUILD_DIR) && OUTBOX_PARITY_FUZZ_SEEDS=$(SEEDS) OUTBOX_PARITY_FUZZ_FIRST_SEED=$(FIRST_SEED) \
 		OUTBOX_PARITY_FUZZ_ROWS=$(ROWS) tests/parity_test_parity_fuzz --log_level=message
