@@ -2,7 +2,6 @@
 
 #include <poll.h>
 
-#include <array>
 #include <utility>
 
 #include "outbox/replication/connection_settings.hpp"
@@ -12,22 +11,12 @@
 namespace outbox::observability {
 namespace {
 
-constexpr std::array<replication::ConnectionSetting, 7> kSideConnectionSettings{{
-    {"connect_timeout", "5"},
-    {"keepalives", "1"},
-    {"keepalives_idle", "5"},
-    {"keepalives_interval", "5"},
-    {"keepalives_count", "3"},
-    {"tcp_user_timeout", "15000"},
-    {"application_name", "outbox-router-slot-monitor"},
-}};
-
 std::int64_t as_gauge(Lsn lsn) { return static_cast<std::int64_t>(lsn); }
 
 }  // namespace
 
 std::string side_connection_conninfo(std::string_view conninfo) {
-    return replication::with_settings(conninfo, kSideConnectionSettings);
+    return replication::side_conninfo(conninfo, "outbox-router-slot-monitor");
 }
 
 SlotMonitor::SlotMonitor(const std::string& conninfo, std::string slot_name, Metrics& metrics,

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 
-#include <array>
 #include <cerrno>
 #include <chrono>
 
@@ -17,16 +16,6 @@ namespace {
 const std::string kLockTimeout = std::to_string(kCatalogLockTimeoutMs);
 const std::string kStatementTimeout = std::to_string(kCatalogStatementTimeoutMs);
 
-// Bounded connecting and network waits, as the slot monitor's; its own name in pg_stat_activity.
-const std::array<replication::ConnectionSetting, 7> kSettings{{
-    {"connect_timeout", "5"},
-    {"keepalives", "1"},
-    {"keepalives_idle", "5"},
-    {"keepalives_interval", "5"},
-    {"keepalives_count", "3"},
-    {"tcp_user_timeout", "15000"},
-    {"application_name", "outbox-router-column-catalog"},
-}};
 
 // Beyond the statement timeout the server is not answering at all.
 constexpr auto kAnswerLimit = std::chrono::milliseconds(kCatalogStatementTimeoutMs + 5000);
@@ -52,7 +41,7 @@ std::vector<router::CatalogColumn> read_column_catalog(const std::string& connin
             if (ready < 0 && errno != EINTR) return true;  // the libpq call that follows reports it
         }
     };
-    const replication::PgConnection connection(replication::with_settings(conninfo, kSettings),
+    const replication::PgConnection connection(replication::side_conninfo(conninfo, "outbox-router-column-catalog"),
                                                replication::PgConnection::Mode::sql, wait);
     // One round trip: the settings apply to the SELECT that follows them in the same query.
     const auto result = connection.exec(

@@ -50,4 +50,15 @@ std::string replication_conninfo(std::string_view conninfo, std::chrono::millise
     return with_settings(conninfo, settings);
 }
 
+std::string side_conninfo(std::string_view conninfo, std::string_view application_name) {
+    const std::array<ConnectionSetting, 7> settings{{{"connect_timeout", "5"},
+                                                     {"keepalives", "1"},
+                                                     {"keepalives_idle", "5"},
+                                                     {"keepalives_interval", "5"},
+                                                     {"keepalives_count", "3"},
+                                                     {"tcp_user_timeout", "15000"},
+                                                     {"application_name", application_name}}};
+    return with_settings(conninfo, settings);
+}
+
 }  // namespace outbox::replication

@@ -19,4 +19,8 @@ std::string with_settings(std::string_view conninfo, std::span<const ConnectionS
 // peer stopped acknowledging (a cut network) whether or not the server is busy.
 std::string replication_conninfo(std::string_view conninfo, std::chrono::milliseconds receive_timeout);
 
+// A side connection's conninfo (slot monitor, column catalog): connecting and network waits bounded
+// at a few seconds, and `application_name` so that pg_stat_activity tells them apart.
+std::string side_conninfo(std::string_view conninfo, std::string_view application_name);
+
 }  // namespace outbox::replication
