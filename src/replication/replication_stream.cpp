@@ -167,8 +167,11 @@ void ReplicationStream::receive(bool draining_backlog) {
 }
 
 // See ReadPacer::read_again. OpenSSL reads ahead (set in start()), so one read of the socket
-// brings many records and the rest are decrypted from its buffer. GSSAPI encryption keeps what it
-// decrypted inside libpq, where nothing can ask, so there a read ends with the socket's data.
+// brings many records and the rest are decrypted from its buffer. GSSAPI encryption reads one
+// packet of the socket per call and keeps what it decrypted inside libpq, where nothing can ask:
+// there a read ends with the socket's data, and then one more call, because libpq keeps the part
+// of a packet (at most 16 KiB) its input buffer had no room for (it keeps 8 KiB or more free),
+// and no socket readiness would announce it.
 void ReplicationStream::consume_input() {
     const int fd = socket();
     std::size_t queued = queued_on_socket(fd);
@@ -181,8 +184,10 @@ void ReplicationStream::consume_input() {
             if (left < queued) consumed += queued - left;
             queued = left;
         }
-        if (!ReadPacer::read_again(consumed, queued, tls_pending) || !consume()) return;
+        if (!ReadPacer::read_again(consumed, queued, tls_pending)) break;
+        if (!consume()) return;
     }
+    if (queued == 0 && PQgssEncInUse(connection_.raw()) == 1) consume();
 }
 
 // One PQconsumeInput. A failure is remembered rather than thrown: what libpq read before it is
