@@ -25,6 +25,7 @@ constexpr const char* kPasswordRole = "outbox_pw";
 constexpr const char* kPassword = "pw-from-file-7f3c91";
 constexpr const char* kLeastRole = "outbox_least";
 constexpr const char* kNoReplicationRole = "outbox_norepl";
+constexpr const char* kNoLoginRole = "outbox_nologin";
 
 // Roles that log in by certificate or by password (TLS only); everyone else as initdb set it up.
 struct Roles {
@@ -34,6 +35,7 @@ struct Roles {
         admin.exec(std::string("CREATE ROLE ") + kPasswordRole + " LOGIN REPLICATION PASSWORD '" + kPassword + "'");
         admin.exec(std::string("CREATE ROLE ") + kLeastRole + " LOGIN REPLICATION");
         admin.exec(std::string("CREATE ROLE ") + kNoReplicationRole + " LOGIN");
+        admin.exec(std::string("CREATE ROLE ") + kNoLoginRole + " NOLOGIN REPLICATION");
         postgres().set_hba(std::string("local all all trust\n") +
                            "hostssl all " + kCertRole + " 127.0.0.1/32 cert\n" +
                            "hostssl all " + kPasswordRole + " 127.0.0.1/32 scram-sha-256\n" +
@@ -234,4 +236,18 @@ BOOST_AUTO_TEST_CASE(a_role_without_replication_is_told_the_grant_by_check_and_b
     Sql(postgres().conninfo(db)).exec("CREATE PUBLICATION " + db + " FOR TABLE outbox");
     refused_definitely(config_with(db, postgres().conninfo(db) + " user=" + kNoReplicationRole, "norepl.events"),
                        "the role needs the REPLICATION attribute: ALTER ROLE <role> REPLICATION");
+}
+
+// The privileges a DBA may have taken away, as each major words the refusal.
+BOOST_AUTO_TEST_CASE(a_role_without_connect_or_login_is_told_the_grant_by_check_and_by_a_run) {
+    const auto db = outbox_database_for("noconnect", kLeastRole);
+    Sql owner(postgres().conninfo(db));
+    owner.exec("REVOKE CONNECT ON DATABASE " + db + " FROM PUBLIC");
+    refused_definitely(config_with(db, postgres().conninfo(db) + " user=" + kLeastRole, "noconnect.events"),
+                       "the role needs CONNECT on the database: GRANT CONNECT ON DATABASE <database> TO <role>");
+
+    const auto nologin = create_outbox_database("nologin");
+    Sql(postgres().conninfo(nologin)).exec("CREATE PUBLICATION " + nologin + " FOR TABLE outbox");
+    refused_definitely(config_with(nologin, postgres().conninfo(nologin) + " user=" + kNoLoginRole, "nologin.events"),
+                       "the role needs LOGIN: ALTER ROLE <role> LOGIN");
 }
