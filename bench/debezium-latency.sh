@@ -2,7 +2,8 @@
 # Commit-to-visible latency at steady rates, Debezium and the router side by side, on one machine,
 # database and (fresh per run) real Kafka broker.
 #   bench/debezium-latency.sh [RATE[:ROWS_PER_TXN]]...     (default: 1000:1 5000:1; REPEATS=3)
-#   env: RUN_SECONDS=15, WARMUP=3, CONNECTIONS=8 (as bench/latency.sh)
+#   env: RUN_SECONDS=15, WARMUP=3, CONNECTIONS=8 (as bench/latency.sh), TRANSPORTS="tls plain" (the
+#        PostgreSQL connections of relays and writers, a row each; as bench/debezium.sh)
 #
 # Each run: a fresh slot and broker (topic outbox.event.Latency, 4 partitions); the relay (the
 # router with its defaults, or Debezium as bench/debezium.sh runs it) started and streaming; then
@@ -46,19 +47,24 @@ start_relay() {  # KIND SLOT: starts it in the background (relay_pid) and waits 
   done
 }
 
+transports=(${TRANSPORTS:-tls plain})
 run=0
 : >"$out/summary"
 for spec in "${specs[@]}"; do
   parse_spec "$spec"
   for ((rep = 1; rep <= repeats; rep++)); do
-    for kind in router debezium; do
+    for relay in "${transports[@]/#/router_}" "${transports[@]/#/debezium_}"; do
+      kind=${relay%%_*}
+      transport=${relay#*_}
+      export PG_TRANSPORT=$transport
+      conninfo="host=127.0.0.1 port=$port dbname=postgres user=postgres $(pg_tls_options)"
       run=$((run + 1))
       slot="${kind}_$run"
       quiet=$(wait_quiet)
       slot_create "$slot"
       kafka_start outbox.event.Latency:4
       start_relay "$kind" "$slot"
-      echo "== $kind: $rate events/s, $per_txn row(s) per transaction, run $rep of $repeats (background before: $quiet cores)"
+      echo "== $kind over $transport: $rate events/s, $per_txn row(s) per transaction, run $rep of $repeats (background before: $quiet cores)"
       "$build/bench/outbox-bench-latency" --conninfo "$conninfo" --bootstrap "$kafka_addr" --rate "$rate" \
         --rows-per-txn "$per_txn" --seconds "$run_seconds" --warmup "$warmup" --connections "$connections" \
         --fetch-wait-ms 1 --consume 1 --base $((run * 100000000)) --router-pid "$relay_pid" --ack-log /dev/null \
@@ -71,20 +77,22 @@ for spec in "${specs[@]}"; do
       relay_pid=
       kafka_stop
       sql -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
-      echo "kind=$kind rate=$rate per_txn=$per_txn $(sed -n 's/^summary: //p' "$out/$slot.report")" >>"$out/summary"
+      echo "kind=$kind transport=$transport rate=$rate per_txn=$per_txn $(sed -n 's/^summary: //p' "$out/$slot.report")" >>"$out/summary"
     done
   done
 done
 
 echo
 echo "medians over $repeats runs (RUN_SECONDS=$run_seconds after WARMUP=$warmup, $connections writer connections):"
-printf '%-9s %-8s %-7s %-9s %-26s %-12s %-10s\n' relay rate rows/txn achieved "commit->consume p50/p99" CPU/event VmHWM
+printf '%-9s %-9s %-8s %-7s %-9s %-26s %-12s %-10s\n' relay postgres rate rows/txn achieved "commit->consume p50/p99" CPU/event VmHWM
 for spec in "${specs[@]}"; do
   parse_spec "$spec"
-  for kind in router debezium; do
-    lines=$(grep "^kind=$kind rate=$rate per_txn=$per_txn " "$out/summary")
+  for relay in "${transports[@]/#/router_}" "${transports[@]/#/debezium_}"; do
+    kind=${relay%%_*}
+    transport=${relay#*_}
+    lines=$(grep "^kind=$kind transport=$transport rate=$rate per_txn=$per_txn " "$out/summary")
     m() { echo "$lines" | field "$1" | median; }
-    printf '%-9s %-8s %-7s %-9.0f %-26s %-12s %-10s\n' "$kind" "$rate" "$per_txn" "$(m achieved)" \
+    printf '%-9s %-9s %-8s %-7s %-9.0f %-26s %-12s %-10s\n' "$kind" "$transport" "$rate" "$per_txn" "$(m achieved)" \
       "$(printf '%.2f / %.2f ms' "$(m consume_p50_ms)" "$(m consume_p99_ms)")" \
       "$(printf '%.1f us' "$(m cpu_us_per_event)")" "$(printf '%.1f MiB' "$(calc "$(m rss_kib) / 1024")")"
   done

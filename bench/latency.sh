@@ -3,7 +3,9 @@
 #   bench/latency.sh [RATE[:ROWS_PER_TXN]]...     (default: 1000:1 5000:1 20000:10)
 #   (20,000 events/s as 2,000 transactions of 10 rows: on 2 cores shared with the router, the mock
 #   cluster and the consumer, PostgreSQL tops out near 9,000 single-row commits per second)
-#   env: RUN_SECONDS=15 (measured, per run), WARMUP=3 (seconds, not measured), CONNECTIONS=8
+#   env: TRANSPORTS="tls plain" (the PostgreSQL connections of each row, in this order, every
+#        run of a rate once per transport: TLS is sslmode=verify-full, plain sslmode=disable),
+#        RUN_SECONDS=15 (measured, per run), WARMUP=3 (seconds, not measured), CONNECTIONS=8
 #        (writer connections, default 8), REPEATS=3 (runs per rate; medians reported), KAFKA_PROPS (router),
 #        FETCH_WAIT_MS=1 (the cross-checking consumer's fetch.wait.max.ms: 1 makes commit->consume
 #        exact to ~1 ms, but the consumer and the mock cluster then turn over ~1,000 fetches a second
@@ -81,60 +83,68 @@ floor_run() {
   echo "$(cat "$out/$slot.report") pgbench_tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/$slot.pgbench" | head -n 1)"
 }
 
+transports=(${TRANSPORTS:-tls plain})
 run=0
 : >"$out/summary"
+: >"$out/floor.summary"
 for spec in "${specs[@]}"; do
   parse_spec "$spec"
   for ((rep = 1; rep <= repeats; rep++)); do
-    run=$((run + 1))
-    slot="latency_$run"
-    quiet=$(wait_quiet)
-    slot_create "$slot"
-    kafka_start outbox.event.Latency:4
-    metrics_port=$(free_port)
-    router_config "$out/$slot.yaml" "$slot" "metrics:" "  listen: \"127.0.0.1:$metrics_port\""
-    # The latency runs use the router's default status interval, not the throughput script's 10 ms.
-    sed -i '/status.update.interval.ms/d' "$out/$slot.yaml"
-    LD_PRELOAD=$build/bench/liboutbox-bench-ackhook.so OUTBOX_BENCH_ACK_LOG=$out/$slot.acks \
-      "$router_bin" --config "$out/$slot.yaml" >"$out/$slot.log" 2>&1 &
-    router_pid=$!
-    until grep -q "streaming from slot" "$out/$slot.log"; do
-      kill -0 "$router_pid" 2>/dev/null || { cat "$out/$slot.log"; exit 1; }
-      sleep 0.02
+    for transport in "${transports[@]}"; do
+      conninfo="host=127.0.0.1 port=$port dbname=postgres user=postgres $(PG_TRANSPORT=$transport pg_tls_options)"
+      run=$((run + 1))
+      slot="latency_$run"
+      quiet=$(wait_quiet)
+      slot_create "$slot"
+      kafka_start outbox.event.Latency:4
+      metrics_port=$(free_port)
+      router_config "$out/$slot.yaml" "$slot" "metrics:" "  listen: \"127.0.0.1:$metrics_port\""
+      # The latency runs use the router's default status interval, not the throughput script's 10 ms.
+      sed -i '/status.update.interval.ms/d' "$out/$slot.yaml"
+      LD_PRELOAD=$build/bench/liboutbox-bench-ackhook.so OUTBOX_BENCH_ACK_LOG=$out/$slot.acks \
+        "$router_bin" --config "$out/$slot.yaml" >"$out/$slot.log" 2>&1 &
+      router_pid=$!
+      until grep -q "streaming from slot" "$out/$slot.log"; do
+        kill -0 "$router_pid" 2>/dev/null || { cat "$out/$slot.log"; exit 1; }
+        sleep 0.02
+      done
+      echo "== $transport: $rate events/s, $per_txn row(s) per transaction, run $rep of $repeats (background before: $quiet cores, load average $(cut -d ' ' -f 1 /proc/loadavg))"
+      "$build/bench/outbox-bench-latency" --conninfo "$conninfo" --bootstrap "$kafka_addr" --rate "$rate" \
+        --rows-per-txn "$per_txn" --seconds "$run_seconds" --warmup "$warmup" --connections "$connections" \
+        --fetch-wait-ms "$fetch_wait_ms" --consume "$consumer" --base $((run * 100000000)) --router-pid "$router_pid" --ack-log "$out/$slot.acks" \
+        --metrics-url "http://127.0.0.1:$metrics_port/metrics" | tee "$out/$slot.report"
+      wait "$router_pid" || true
+      router_pid=
+      kafka_stop
+      sql -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
+      echo "transport=$transport rate=$rate per_txn=$per_txn $(sed -n 's/^summary: //p' "$out/$slot.report")" >>"$out/summary"
+      wait_quiet >/dev/null
+      floor=$(floor_run "$run" "$rate" "$per_txn")
+      echo "floor (same database load; Kafka side alone): $floor"
+      echo "transport=$transport rate=$rate per_txn=$per_txn $floor" >>"$out/floor.summary"
     done
-    echo "== $rate events/s, $per_txn row(s) per transaction, run $rep of $repeats (background before: $quiet cores)"
-    "$build/bench/outbox-bench-latency" --conninfo "$conninfo" --bootstrap "$kafka_addr" --rate "$rate" \
-      --rows-per-txn "$per_txn" --seconds "$run_seconds" --warmup "$warmup" --connections "$connections" \
-      --fetch-wait-ms "$fetch_wait_ms" --consume "$consumer" --base $((run * 100000000)) --router-pid "$router_pid" --ack-log "$out/$slot.acks" \
-      --metrics-url "http://127.0.0.1:$metrics_port/metrics" | tee "$out/$slot.report"
-    wait "$router_pid" || true
-    router_pid=
-    kafka_stop
-    sql -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
-    echo "rate=$rate per_txn=$per_txn $(sed -n 's/^summary: //p' "$out/$slot.report")" >>"$out/summary"
-    wait_quiet >/dev/null
-    floor=$(floor_run "$run" "$rate" "$per_txn")
-    echo "floor (same database load; Kafka side alone): $floor"
-    echo "rate=$rate per_txn=$per_txn $floor" >>"$out/floor.summary"
   done
 done
 
 echo
 echo "medians over $repeats runs per rate (RUN_SECONDS=$run_seconds after WARMUP=$warmup, $connections writer connections, consumer $consumer with fetch wait $fetch_wait_ms ms):"
-printf '%-8s %-7s %-9s %-22s %-22s %-22s %-10s %-9s %-10s | %s\n' rate rows/txn achieved "commit->ack p50/p99" \
+printf '%-9s %-8s %-7s %-9s %-22s %-22s %-22s %-10s %-9s %-10s | %s\n' postgres rate rows/txn achieved "commit->ack p50/p99" \
   "produce->ack p50/p99" "commit->consume p50/p99" "CPU/event" "VmHWM" "busy cores" \
   "floor: Kafka side alone produce->ack p50/p99, CPU/event (pgbench tps)"
 for spec in "${specs[@]}"; do
   parse_spec "$spec"
-  lines=$(grep "^rate=$rate per_txn=$per_txn " "$out/summary")
-  floors=$(grep "^rate=$rate per_txn=$per_txn " "$out/floor.summary")
-  m() { echo "$lines" | field "$1" | median; }
-  f() { echo "$floors" | field "$1" | median; }
-  printf '%-8s %-7s %-9.0f %-22s %-22s %-22s %-10s %-9s %-10s | %s\n' "$rate" "$per_txn" "$(m achieved)" \
-    "$(printf '%.2f / %.2f ms' "$(m ack_p50_ms)" "$(m ack_p99_ms)")" \
-    "$(printf '%.2f / %.2f ms' "$(m produce_to_ack_p50_ms)" "$(m produce_to_ack_p99_ms)")" \
-    "$(printf '%.2f / %.2f ms' "$(m consume_p50_ms)" "$(m consume_p99_ms)")" \
-    "$(printf '%.2f us' "$(m cpu_us_per_event)")" "$(printf '%.1f MiB' "$(calc "$(m rss_kib) / 1024")")" "$(m busy_cores)" \
-    "$(printf '%.2f / %.2f ms, %.2f us (%.0f)' "$(f produce_to_ack_p50_ms)" "$(f produce_to_ack_p99_ms)" \
-      "$(calc "1000000 * $(f cpu_s) / ($rate * $run_seconds)")" "$(f pgbench_tps)")"
+  for transport in "${transports[@]}"; do
+    lines=$(grep "^transport=$transport rate=$rate per_txn=$per_txn " "$out/summary")
+    floors=$(grep "^transport=$transport rate=$rate per_txn=$per_txn " "$out/floor.summary")
+    m() { echo "$lines" | field "$1" | median; }
+    f() { echo "$floors" | field "$1" | median; }
+    printf '%-9s %-8s %-7s %-9.0f %-22s %-22s %-22s %-10s %-9s %-10s | %s\n' "$transport" "$rate" "$per_txn" "$(m achieved)" \
+      "$(printf '%.2f / %.2f ms' "$(m ack_p50_ms)" "$(m ack_p99_ms)")" \
+      "$(printf '%.2f / %.2f ms' "$(m produce_to_ack_p50_ms)" "$(m produce_to_ack_p99_ms)")" \
+      "$(printf '%.2f / %.2f ms' "$(m consume_p50_ms)" "$(m consume_p99_ms)")" \
+      "$(printf '%.2f us' "$(m cpu_us_per_event)")" "$(printf '%.1f MiB' "$(calc "$(m rss_kib) / 1024")")" "$(m busy_cores)" \
+      "$(printf '%.2f / %.2f ms, %.2f us (%.0f)' "$(f produce_to_ack_p50_ms)" "$(f produce_to_ack_p99_ms)" \
+        "$(calc "1000000 * $(f cpu_s) / ($rate * $run_seconds)")" "$(f pgbench_tps)")"
+  done
 done
+

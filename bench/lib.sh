@@ -18,7 +18,8 @@
 #   PG_TRANSPORT tls (default) or plain: how every client (router, pg_recvlogical, Debezium, the
 #                bench tools, psql) connects to PostgreSQL. The server always runs with ssl=on
 #                (scripts/pg-cluster.sh); tls verifies it (sslmode=verify-full against the CA
-#                made at set-up), plain is sslmode=disable.
+#                made at set-up), plain is sslmode=disable. gss (bench/transport.sh with GSS=1)
+#                is GSSAPI encryption (gssencmode=require) with a KDC started by kdc_start.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -45,6 +46,7 @@ bench_cleanup() {
   [ -n "${relay_pid:-}" ] && kill -TERM "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null
   [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && wait "$kafka_pid" 2>/dev/null
   [ -n "${port:-}" ] && "$scripts/pg-cluster.sh" stop "$out/pg"
+  [ -n "${kdc_pid:-}" ] && kill -TERM "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
   true
 }
 
@@ -86,7 +88,9 @@ pg_tls_options() {
   case ${PG_TRANSPORT:-tls} in
     tls) echo "sslmode=verify-full sslrootcert=$out/pg/tls/ca.crt" ;;
     plain) echo "sslmode=disable" ;;
-    *) echo "PG_TRANSPORT must be tls or plain" >&2; exit 2 ;;
+    # The service principal is postgres/localhost: libpq takes it from host, the address apart.
+    gss) echo "host=localhost hostaddr=127.0.0.1 gssencmode=require sslmode=disable" ;;
+    *) echo "PG_TRANSPORT must be tls, plain or gss" >&2; exit 2 ;;
   esac
 }
 # What the run's PostgreSQL connections ran over, for the report.
@@ -96,6 +100,42 @@ pg_transport() {
     *) echo "plain TCP (sslmode=disable; the server has ssl=on)" ;;
   esac
 }
+# An MIT Kerberos KDC for GSSAPI encryption (Debian's krb5-kdc, krb5-admin-server, krb5-user): a
+# realm in $out/kdc, the server's keytab for postgres/localhost (krb_server_keyfile), and a ticket for
+# the client principal postgres in this shell's credentials cache (KRB5CCNAME, exported with
+# KRB5_CONFIG to every client). initdb's pg_hba.conf trusts loopback, GSSAPI-encrypted or not.
+kdc_start() {
+  local dir=$out/kdc kdc_port
+  for exe in krb5kdc kdb5_util kadmin.local kinit; do
+    command -v "$exe" >/dev/null || { echo "missing $exe: scripts/install-deps.sh installs Kerberos" >&2; exit 1; }
+  done
+  mkdir -p "$dir"
+  chmod 755 "$dir"
+  kdc_port=$(free_port)
+  printf '%s\n' "[libdefaults]" "  default_realm = OUTBOX.BENCH" "  dns_lookup_kdc = false" "  rdns = false" \
+    "  dns_canonicalize_hostname = false" "  udp_preference_limit = 1" "[realms]" \
+    "  OUTBOX.BENCH = {" "    kdc = 127.0.0.1:$kdc_port" "  }" >"$dir/krb5.conf"
+  printf '%s\n' "[kdcdefaults]" "  kdc_ports = $kdc_port" "  kdc_tcp_ports = $kdc_port" "[realms]" "  OUTBOX.BENCH = {" \
+    "    database_name = $dir/principal" "    key_stash_file = $dir/stash" "  }" "[logging]" \
+    "  kdc = FILE:$dir/kdc.log" >"$dir/kdc.conf"
+  export KRB5_CONFIG=$dir/krb5.conf KRB5_KDC_PROFILE=$dir/kdc.conf KRB5CCNAME=FILE:$dir/ccache
+  {
+    kdb5_util create -s -r OUTBOX.BENCH -P bench-master-key
+    kadmin.local -q "addprinc -randkey postgres/localhost"
+    kadmin.local -q "addprinc -randkey postgres"
+    kadmin.local -q "ktadd -k $dir/server.keytab postgres/localhost"
+    kadmin.local -q "ktadd -k $dir/client.keytab postgres"
+  } >"$dir/admin.log" 2>&1 || { cat "$dir/admin.log" >&2; exit 1; }
+  chmod 644 "$dir/server.keytab"
+  krb5kdc -n >>"$dir/kdc.log" 2>&1 &
+  kdc_pid=$!
+  until kinit -k -t "$dir/client.keytab" postgres 2>/dev/null; do
+    kill -0 "$kdc_pid" 2>/dev/null || { cat "$dir/kdc.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  sql -c "ALTER SYSTEM SET krb_server_keyfile = '$dir/server.keytab'" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -d "$conninfo" "$@"; }
 
 # The outbox table, a publication for it and a procedure that writes the backlog: ~300-byte jsonb

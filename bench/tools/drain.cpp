@@ -27,6 +27,18 @@
 //   machine_busy_cores  all CPU used on the machine during the run / wall time (neighbours included)
 //   others_cores     the same minus the command, the walsender and the mock cluster: what everything
 //                    else on the machine used (other users' work, PostgreSQL's background processes)
+// and, from samples taken at every poll while the walsender is active (`samples`), the share of them
+// in which
+//   walsender_on_cpu     the walsender was running or runnable (/proc/PID/stat state R)
+//   walsender_blocked_on_client  it waited for its socket to drain (wait event WalSenderWriteData:
+//                        the reader is behind)
+//   reader_on_cpu        the command's main thread (the router's pipeline, pg_recvlogical) was running
+//   reader_waiting       it was blocked in poll/select/epoll (nothing to read or to do)
+//   reader_sleeping      it was in nanosleep (the router's read pacer)
+// and, between the first and the last of those samples (/proc/PID/schedstat), the walsender's time
+//   walsender_window_s   from the first to the last sample
+//   walsender_window_cpu_s       on a CPU
+//   walsender_window_runqueue_s  runnable but waiting for a CPU (the machine's other work)
 #include <fcntl.h>
 #include <libpq-fe.h>
 #include <poll.h>
@@ -36,6 +48,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <vector>
 #include <iostream>
@@ -45,6 +58,41 @@
 #include "topic_counter.hpp"
 
 using namespace outbox::bench;
+
+namespace {
+
+// What a thread is doing now: 'R' on a CPU, 'W' blocked waiting for a file descriptor, 'N' in a
+// sleep, 'O' anything else (from its state and its system call; /proc/PID/syscall needs ptrace
+// rights over it).
+char activity_of(const std::string& task) {
+    std::ifstream stat(task + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos || close + 2 >= line.size()) return 'O';
+    if (line[close + 2] == 'R') return 'R';
+    std::ifstream syscall(task + "/syscall");
+    std::string number;
+    syscall >> number;
+    if (number == "running") return 'R';
+    // x86_64: select, poll, epoll_wait, pselect6, ppoll, epoll_pwait
+    if (number == "23" || number == "7" || number == "232" || number == "270" || number == "271" || number == "281")
+        return 'W';
+    if (number == "35" || number == "230") return 'N';  // nanosleep, clock_nanosleep
+    return 'O';
+}
+
+// The task's time on a CPU and waiting on a run queue, in seconds (/proc/PID/schedstat).
+bool schedstat(pid_t pid, double& on_cpu, double& runqueue) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+    long long cpu_ns = 0, wait_ns = 0;
+    if (!(in >> cpu_ns >> wait_ns)) return false;
+    on_cpu = static_cast<double>(cpu_ns) / 1e9;
+    runqueue = static_cast<double>(wait_ns) / 1e9;
+    return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) try {
     const Args args(argc, argv);
@@ -77,8 +125,9 @@ int main(int argc, char** argv) try {
     PGconn* db = PQconnectdb(conninfo.c_str());
     if (PQstatus(db) != CONNECTION_OK) throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(db));
     PGresult* prepared = PQprepare(db, "slot",
-                                   "SELECT coalesce(active_pid, 0), confirmed_flush_lsn >= $1::pg_lsn "
-                                   "FROM pg_replication_slots WHERE slot_name = $2",
+                                   "SELECT coalesce(s.active_pid, 0), s.confirmed_flush_lsn >= $1::pg_lsn, "
+                                   "coalesce(a.wait_event, '') FROM pg_replication_slots s "
+                                   "LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid WHERE s.slot_name = $2",
                                    2, nullptr);
     if (PQresultStatus(prepared) != PGRES_COMMAND_OK) throw std::runtime_error(PQerrorMessage(db));
     PQclear(prepared);
@@ -98,6 +147,10 @@ int main(int argc, char** argv) try {
     std::int64_t streaming_at = 0;
     std::int64_t next_query = start;
     double walsender_cpu = 0;
+    long samples = 0, walsender_on_cpu = 0, walsender_blocked = 0, reader_on_cpu = 0, reader_waiting = 0,
+         reader_sleeping = 0;
+    double first_cpu = 0, first_runqueue = 0, last_cpu = 0, last_runqueue = 0;
+    std::int64_t first_sample_at = 0, last_sample_at = 0;
     std::string partial;
     bool exited = false;
     int status = 0;
@@ -132,10 +185,31 @@ int main(int argc, char** argv) try {
             throw std::runtime_error("slot " + slot + ": " + PQerrorMessage(db));
         const pid_t walsender = static_cast<pid_t>(std::atol(PQgetvalue(result, 0, 0)));
         const bool confirmed = std::strcmp(PQgetvalue(result, 0, 1), "t") == 0;
+        const bool blocked_on_client = std::strcmp(PQgetvalue(result, 0, 2), "WalSenderWriteData") == 0;
         PQclear(result);
         if (walsender > 0) {
             const double cpu = proc_cpu_seconds(walsender);
             if (cpu >= 0) walsender_cpu = cpu;
+            if (!exited && !confirmed) {
+                ++samples;
+                walsender_on_cpu += activity_of("/proc/" + std::to_string(walsender)) == 'R';
+                walsender_blocked += blocked_on_client;
+                const char reader = activity_of("/proc/" + std::to_string(child));
+                reader_on_cpu += reader == 'R';
+                reader_waiting += reader == 'W';
+                reader_sleeping += reader == 'N';
+                double on_cpu = 0, runqueue = 0;
+                if (schedstat(walsender, on_cpu, runqueue)) {
+                    if (first_sample_at == 0) {
+                        first_sample_at = mono_us();
+                        first_cpu = on_cpu;
+                        first_runqueue = runqueue;
+                    }
+                    last_sample_at = mono_us();
+                    last_cpu = on_cpu;
+                    last_runqueue = runqueue;
+                }
+            }
         }
         if (until_exit ? exited : until_records ? counter->records() >= records_wanted : confirmed) done_at = mono_us();
         if (!until_exit && exited && done_at == 0) {
@@ -174,9 +248,15 @@ int main(int argc, char** argv) try {
     std::printf("wall_s=%.4f streaming_s=%.4f cpu_s=%.4f", wall,
                 streaming_at ? static_cast<double>(done_at - streaming_at) / 1e6 : wall, cpu);
     std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f"
-                " others_cores=%.3f\n",
+                " others_cores=%.3f",
                 user, sys, peak_rss_kib, walsender_cpu, kafka_cpu, busy / wall,
                 std::max(0.0, busy - cpu - walsender_cpu - kafka_cpu) / wall);
+    const auto share = [&](long count) { return samples ? static_cast<double>(count) / static_cast<double>(samples) : 0.0; };
+    std::printf(" samples=%ld walsender_on_cpu=%.3f walsender_blocked_on_client=%.3f reader_on_cpu=%.3f reader_waiting=%.3f"
+                " reader_sleeping=%.3f walsender_window_s=%.4f walsender_window_cpu_s=%.4f walsender_window_runqueue_s=%.4f\n",
+                samples, share(walsender_on_cpu), share(walsender_blocked), share(reader_on_cpu), share(reader_waiting),
+                share(reader_sleeping), static_cast<double>(last_sample_at - first_sample_at) / 1e6, last_cpu - first_cpu,
+                last_runqueue - first_runqueue);
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "outbox-bench-drain: " << e.what() << "\n";
