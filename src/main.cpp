@@ -175,7 +175,8 @@ int run_checks(const outbox::config::Config& config) {
                                          [](const outbox::kafka::DeliveryReport&) {});
         auto error = producer.check_metadata(10000);
         producer.serve(0);  // runs the error callback, which records refused credentials
-        if (!error.empty() && !producer.authentication_failure().empty()) error = producer.authentication_failure();
+        if (!error.empty() && !producer.authentication_failure_after_probe().empty())
+            error = producer.authentication_failure();
         report(error.empty(), error.empty() ? "kafka: cluster metadata reachable" : "kafka: cannot read cluster metadata: " + error);
     } catch (const std::exception& e) {
         report(false, e.what());

@@ -6,17 +6,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "outbox/kafka/tls_probe.hpp"
-
 namespace outbox::kafka {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// A probe waits at most this long in all, and runs at most once per interval: it blocks the
-// serving thread, and during a plain outage every lost connection would otherwise ask again.
-constexpr auto kProbeBudget = std::chrono::seconds(2);
-constexpr auto kProbeInterval = std::chrono::seconds(30);
 
 // librdkafka before 2.6.1 repeats the client nonce in SCRAM's final message; Kafka 4.0 and later
 // check the nonce strictly, as RFC 5802 asks, and refuse every such login (librdkafka#4895).
@@ -51,29 +42,6 @@ std::string certificate_problem(int x509_error) {
     }
 }
 
-// TLS alerts (RFC 8446, 6.2) by which a broker refuses the client's certificate.
-bool refuses_certificate(int alert) {
-    switch (alert) {
-        case 42:   // bad_certificate
-        case 43:   // unsupported_certificate
-        case 44:   // certificate_revoked
-        case 45:   // certificate_expired
-        case 46:   // certificate_unknown
-        case 48:   // unknown_ca
-        case 49:   // access_denied
-        case 116:  // certificate_required
-            return true;
-        default:
-            return false;
-    }
-}
-
-// TLS alerts by which a broker refuses the handshake the client's settings offer.
-bool refuses_handshake(int alert) {
-    return alert == 40 /* handshake_failure */ || alert == 70 /* protocol_version */ ||
-           alert == 71 /* insufficient_security */;
-}
-
 }  // namespace
 
 ConnectionFailures::ConnectionFailures(const config::KafkaSettings& settings, std::string bootstrap_servers)
@@ -88,6 +56,17 @@ ConnectionFailures::ConnectionFailures(const config::KafkaSettings& settings, st
             client_certificate_ = true;
         if (property.name == "bootstrap.servers" && bootstrap_servers_.empty()) bootstrap_servers_ = property.value;
     }
+    if (tls_) probe_ = std::make_unique<ClientCertificateProbe>(settings_, bootstrap_servers_, client_certificate_);
+}
+
+const std::string& ConnectionFailures::definite() const {
+    if (definite_.empty() && probe_) definite_ = probe_->take_verdict();
+    return definite_;
+}
+
+const std::string& ConnectionFailures::definite_after_probe() {
+    if (probe_) probe_->wait();
+    return definite();
 }
 
 bool ConnectionFailures::certificate_checked(const char* broker, int x509_error, char* errstr,
@@ -121,38 +100,7 @@ void ConnectionFailures::error_reported(rd_kafka_resp_err_t error, const char* r
             return;
         }
     }
-    if (error == RD_KAFKA_RESP_ERR__SSL || error == RD_KAFKA_RESP_ERR__TRANSPORT) probe_client_certificate(reason);
-}
-
-void ConnectionFailures::probe_client_certificate(const char* reason) {
-    const auto now = Clock::now();
-    if (last_probe_ && now - *last_probe_ < kProbeInterval) return;
-    last_probe_ = now;
-    const auto deadline = now + kProbeBudget;
-    std::size_t start = 0;
-    while (start <= bootstrap_servers_.size() && Clock::now() < deadline) {
-        const auto end = std::min(bootstrap_servers_.find(',', start), bootstrap_servers_.size());
-        std::string broker = bootstrap_servers_.substr(start, end - start);
-        start = end + 1;
-        broker.erase(0, broker.find_first_not_of(' '));
-        broker.erase(broker.find_last_not_of(' ') + 1);
-        if (broker.empty()) continue;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        const TlsProbeAnswer answer = probe_tls_listener(settings_, broker, left);
-        if (answer.outcome == TlsProbeAnswer::Outcome::accepted) return;
-        if (answer.outcome != TlsProbeAnswer::Outcome::refused) continue;
-        const std::string alert = " (TLS alert: " + answer.description + ")";
-        if (refuses_certificate(answer.alert)) {
-            definite_ = "kafka: TLS: broker " + broker + " refused the client certificate" + alert +
-                        (client_certificate_ ? ": is it signed by a CA the broker trusts (its ssl.truststore)?"
-                                             : ": it requires one; set ssl.certificate.location and ssl.key.location");
-            return;
-        }
-        if (refuses_handshake(answer.alert)) {
-            definite_ = "kafka: TLS: broker " + broker + " refused the TLS handshake" + alert + "; librdkafka said: " + reason;
-            return;
-        }
-    }
+    if (error == RD_KAFKA_RESP_ERR__SSL || error == RD_KAFKA_RESP_ERR__TRANSPORT) probe_->start(reason);
 }
 
 }  // namespace outbox::kafka

@@ -106,15 +106,17 @@ int remaining_ms(Clock::time_point deadline) {
     return static_cast<int>(std::max<long long>(0, left));
 }
 
-bool wait_for(int fd, short events, Clock::time_point deadline) {
-    pollfd entry{fd, events, 0};
+// Whether `fd` became ready for `events` before the deadline and before `cancel_fd` (ignored
+// when negative) became readable.
+bool wait_for(int fd, short events, Clock::time_point deadline, int cancel_fd) {
+    pollfd entries[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
     int ready;
-    do ready = ::poll(&entry, 1, remaining_ms(deadline));
+    do ready = ::poll(entries, 2, remaining_ms(deadline));
     while (ready < 0 && errno == EINTR);
-    return ready > 0;
+    return ready > 0 && entries[1].revents == 0 && entries[0].revents != 0;
 }
 
-FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline) {
+FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline, int cancel_fd) {
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* raw = nullptr;
@@ -125,7 +127,7 @@ FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline) {
                                        candidate->ai_protocol));
         if (socket.get() < 0) continue;
         if (::connect(socket.get(), candidate->ai_addr, candidate->ai_addrlen) == 0) return socket;
-        if (errno != EINPROGRESS || !wait_for(socket.get(), POLLOUT, deadline)) continue;
+        if (errno != EINPROGRESS || !wait_for(socket.get(), POLLOUT, deadline, cancel_fd)) continue;
         int error = 0;
         socklen_t length = sizeof error;
         if (getsockopt(socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0) return socket;
@@ -135,7 +137,7 @@ FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline) {
 
 // Runs one non-blocking OpenSSL call until it succeeds (> 0), fails, or the deadline passes.
 template <typename Call>
-int until_done(SSL* ssl, int fd, Clock::time_point deadline, Call call) {
+int until_done(SSL* ssl, int fd, Clock::time_point deadline, int cancel_fd, Call call) {
     for (;;) {
         const int result = call();
         if (result > 0) return result;
@@ -144,7 +146,7 @@ int until_done(SSL* ssl, int fd, Clock::time_point deadline, Call call) {
         if (reason == SSL_ERROR_WANT_READ) events = POLLIN;
         else if (reason == SSL_ERROR_WANT_WRITE) events = POLLOUT;
         else return -1;
-        if (!wait_for(fd, events, deadline)) return 0;
+        if (!wait_for(fd, events, deadline, cancel_fd)) return 0;
     }
 }
 
@@ -180,7 +182,7 @@ TlsProbeAnswer from_error_queue() {
 }  // namespace
 
 TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const std::string& host_port,
-                                  std::chrono::milliseconds budget) {
+                                  std::chrono::milliseconds budget, int cancel_fd) {
     const auto deadline = Clock::now() + budget;
     const auto address = split_host_port(host_port);
     if (!address) return {};
@@ -188,7 +190,7 @@ TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const s
     const SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
     if (!ctx || !use_client_certificate(ctx.get(), settings)) return {};
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
-    const FileDescriptor socket = connect_to(*address, deadline);
+    const FileDescriptor socket = connect_to(*address, deadline, cancel_fd);
     if (socket.get() < 0) return {};
     const SslPtr ssl(SSL_new(ctx.get()));
     if (!ssl || SSL_set_fd(ssl.get(), socket.get()) != 1) return {};
@@ -196,15 +198,15 @@ TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const s
     if (inet_pton(AF_INET, address->host.c_str(), numeric) != 1 && inet_pton(AF_INET6, address->host.c_str(), numeric) != 1)
         SSL_set_tlsext_host_name(ssl.get(), address->host.c_str());  // SNI names hosts, never addresses
     ERR_clear_error();
-    const int handshake = until_done(ssl.get(), socket.get(), deadline, [&] { return SSL_connect(ssl.get()); });
+    const int handshake = until_done(ssl.get(), socket.get(), deadline, cancel_fd, [&] { return SSL_connect(ssl.get()); });
     if (handshake < 0) return from_error_queue();
     if (handshake == 0) return {};
     const std::string request = api_versions_request();
-    if (until_done(ssl.get(), socket.get(), deadline,
+    if (until_done(ssl.get(), socket.get(), deadline, cancel_fd,
                    [&] { return SSL_write(ssl.get(), request.data(), static_cast<int>(request.size())); }) <= 0)
         return from_error_queue();
     char head[4];
-    const int read = until_done(ssl.get(), socket.get(), deadline, [&] { return SSL_read(ssl.get(), head, sizeof head); });
+    const int read = until_done(ssl.get(), socket.get(), deadline, cancel_fd, [&] { return SSL_read(ssl.get(), head, sizeof head); });
     if (read > 0) return {TlsProbeAnswer::Outcome::accepted, 0, {}};
     if (read < 0) return from_error_queue();
     return {};

@@ -7,6 +7,7 @@
 #include "delivery_tally.hpp"
 #include "harness.hpp"
 #include "http_get.hpp"
+#include "tcp_proxy.hpp"
 #include "test_ca.hpp"
 #include "topic_admin.hpp"
 
@@ -194,4 +195,56 @@ BOOST_AUTO_TEST_CASE(exactly_once_with_an_unknown_ca_is_a_definite_error) {
     const auto db = create_outbox_database("tlseos");
     refused_with_cause(tls_config(db, "tlseos.events", "TLS", verified(other_ca()), "delivery.guarantee: exactly-once\n"),
                        {"TLS", "unknown CA"});
+}
+
+// The client-certificate probe (src/kafka/client_certificate_probe.cpp) waits on a bootstrap broker
+// that accepts connections and never answers the TLS handshake (a stalled proxy in front of the
+// listener) for its whole budget, while the router streams through the broker that answers:
+// status updates (every 200 ms here) reach PostgreSQL between the probe's start and its end.
+BOOST_AUTO_TEST_CASE(the_loop_keeps_serving_while_a_probe_waits_on_a_silent_broker) {
+    const auto db = create_outbox_database("tlssilent");
+    const std::string topic = "tlssilent.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    const auto listener = real_kafka().tls_bootstrap_servers("TLS");
+    TcpProxy silent(std::stoi(listener.substr(listener.rfind(':') + 1)));
+    silent.stall();
+    std::string config = router_config(
+        db, "",
+        verified(ca()) + "  socket.connection.setup.timeout.ms: 1000\n",
+        "outbox:\n  route.topic.replacement: " + topic + "\n");
+    const auto plain = real_kafka().bootstrap_servers();
+    config.replace(config.find(plain), plain.size(), "localhost:" + std::to_string(silent.port()) + "," + listener);
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(router.wait_streaming());
+
+    const std::string started = "asking the bootstrap brokers whether they refuse the client certificate";
+    const std::string ended = "no bootstrap broker refused the client certificate";
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), started); }, 60s));
+    Sql sql(postgres().conninfo(db));
+    const std::string reply_time = "SELECT reply_time FROM pg_stat_replication WHERE pid = (SELECT active_pid FROM "
+                                   "pg_replication_slots WHERE slot_name = '" + db + "')";
+    std::vector<std::string> replies;
+    BOOST_REQUIRE(wait_until([&] {
+        replies.push_back(sql.scalar(reply_time));
+        return contains(router.output(), ended);
+    }, 30s));
+    // The log's timestamps (UTC, milliseconds) around the first probe.
+    const auto output = router.output();
+    const auto stamp_of = [&](const std::string& text) {
+        const auto at = output.rfind('\n', output.find(text));
+        return output.substr(at == std::string::npos ? 0 : at + 1, 24);
+    };
+    std::string array = "ARRAY[";
+    for (const auto& reply : replies) array += "'" + reply + "'::timestamptz,";
+    array.back() = ']';
+    const auto during = sql.scalar("SELECT count(DISTINCT r) FROM unnest(" + array + ") AS r WHERE r > '" + stamp_of(started) +
+                                   "'::timestamptz + interval '1 ms' AND r < '" + stamp_of(ended) + "'::timestamptz");
+    BOOST_TEST_MESSAGE("probe from " << stamp_of(started) << " to " << stamp_of(ended) << "; " << replies.size()
+                                     << " samples of reply_time, status updates during the probe: " << during);
+    BOOST_TEST(std::stoi(during) > 0);
+
+    Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 5, 1));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 5).size() == 5u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+    BOOST_TEST(!contains(router.output(), "kafka: TLS: broker"));
 }

@@ -2,12 +2,12 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include <chrono>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/client_certificate_probe.hpp"
 
 namespace outbox::kafka {
 
@@ -29,24 +29,25 @@ public:
     bool certificate_checked(const char* broker, int x509_error, char* errstr, std::size_t errstr_size);
 
     // librdkafka's error callback, on the serving thread. A connection lost over TLS may be a
-    // refused client certificate: the first bootstrap broker is then asked directly (bounded,
-    // at most twice a minute; see tls_probe.hpp).
+    // refused client certificate: the bootstrap brokers are then asked directly, off this thread
+    // (client_certificate_probe.hpp), and definite() shows the answer once it is in.
     void error_reported(rd_kafka_resp_err_t error, const char* reason);
 
-    // Empty while no definite cause is known.
-    const std::string& definite() const { return definite_; }
+    // Empty while no definite cause is known. On the serving thread.
+    const std::string& definite() const;
+
+    // definite() once a running probe has answered (at most its budget): for --check, which asks once.
+    const std::string& definite_after_probe();
 
 private:
-    void probe_client_certificate(const char* reason);
-
     config::KafkaSettings settings_;
     std::string bootstrap_servers_;
     bool tls_ = false;
     bool verifies_ = true;
     bool scram_ = false;
     bool client_certificate_ = false;
-    std::string definite_;
-    std::optional<std::chrono::steady_clock::time_point> last_probe_;
+    mutable std::string definite_;  // a probe's verdict is taken in when definite() is asked
+    std::unique_ptr<ClientCertificateProbe> probe_;  // over TLS only
     std::mutex certificate_mutex_;
     std::string certificate_failure_;  // guarded by certificate_mutex_
 };

@@ -62,6 +62,8 @@ public:
     // client certificate, or their certificate failed verification; then the cause, which
     // retrying cannot change.
     const std::string& authentication_failure() const override { return connection_failures_.definite(); }
+    // authentication_failure() once a running client-certificate probe has answered: for --check.
+    const std::string& authentication_failure_after_probe() { return connection_failures_.definite_after_probe(); }
 
     // How many partitions `topic` has, from cluster metadata (cached; asked again when
     // `at_least` is not below the cached count, as partitions may have been added). Nothing when

@@ -1,0 +1,116 @@
+#include "outbox/kafka/client_certificate_probe.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "outbox/kafka/tls_probe.hpp"
+#include "outbox/util/log.hpp"
+
+namespace outbox::kafka {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A probe waits at most this long in all, and starts at most once per interval: during a plain
+// outage every lost connection would otherwise ask again.
+constexpr auto kProbeBudget = std::chrono::seconds(2);
+constexpr auto kProbeInterval = std::chrono::seconds(30);
+
+// TLS alerts (RFC 8446, 6.2) by which a broker refuses the client's certificate.
+bool refuses_certificate(int alert) {
+    switch (alert) {
+        case 42:   // bad_certificate
+        case 43:   // unsupported_certificate
+        case 44:   // certificate_revoked
+        case 45:   // certificate_expired
+        case 46:   // certificate_unknown
+        case 48:   // unknown_ca
+        case 49:   // access_denied
+        case 116:  // certificate_required
+            return true;
+        default:
+            return false;
+    }
+}
+
+// TLS alerts by which a broker refuses the handshake the client's settings offer.
+bool refuses_handshake(int alert) {
+    return alert == 40 /* handshake_failure */ || alert == 70 /* protocol_version */ ||
+           alert == 71 /* insufficient_security */;
+}
+
+}  // namespace
+
+ClientCertificateProbe::ClientCertificateProbe(const config::KafkaSettings& settings, std::string bootstrap_servers,
+                                               bool client_certificate)
+    : settings_(settings),
+      bootstrap_servers_(std::move(bootstrap_servers)),
+      client_certificate_(client_certificate),
+      cancel_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+ClientCertificateProbe::~ClientCertificateProbe() {
+    if (!worker_.joinable()) return;
+    const std::uint64_t one = 1;
+    if (cancel_.valid()) (void)!::write(cancel_.get(), &one, sizeof one);
+    worker_.join();
+}
+
+void ClientCertificateProbe::start(const std::string& reason) {
+    const auto now = Clock::now();
+    if (last_start_ && now - *last_start_ < kProbeInterval) return;
+    {
+        const std::lock_guard lock(mutex_);
+        if (running_) return;  // still resolving a host name: the budget does not bound that
+        running_ = true;
+    }
+    if (worker_.joinable()) worker_.join();
+    last_start_ = now;
+    log::info("kafka: TLS: a connection was lost; asking the bootstrap brokers whether they refuse the client "
+              "certificate");
+    worker_ = std::thread([this, reason] {
+        std::string verdict = run(reason);
+        if (verdict.empty()) log::info("kafka: TLS: no bootstrap broker refused the client certificate");
+        const std::lock_guard lock(mutex_);
+        running_ = false;
+        if (!verdict.empty()) verdict_ = std::move(verdict);
+    });
+}
+
+std::string ClientCertificateProbe::take_verdict() {
+    const std::lock_guard lock(mutex_);
+    return std::exchange(verdict_, {});
+}
+
+void ClientCertificateProbe::wait() {
+    if (worker_.joinable()) worker_.join();
+}
+
+std::string ClientCertificateProbe::run(const std::string& reason) const {
+    const auto deadline = Clock::now() + kProbeBudget;
+    std::size_t start = 0;
+    while (start <= bootstrap_servers_.size() && Clock::now() < deadline) {
+        const auto end = std::min(bootstrap_servers_.find(',', start), bootstrap_servers_.size());
+        std::string broker = bootstrap_servers_.substr(start, end - start);
+        start = end + 1;
+        broker.erase(0, broker.find_first_not_of(' '));
+        broker.erase(broker.find_last_not_of(' ') + 1);
+        if (broker.empty()) continue;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        const TlsProbeAnswer answer = probe_tls_listener(settings_, broker, left, cancel_.get());
+        if (answer.outcome == TlsProbeAnswer::Outcome::accepted) return {};
+        if (answer.outcome != TlsProbeAnswer::Outcome::refused) continue;
+        const std::string alert = " (TLS alert: " + answer.description + ")";
+        if (refuses_certificate(answer.alert))
+            return "kafka: TLS: broker " + broker + " refused the client certificate" + alert +
+                      (client_certificate_ ? ": is it signed by a CA the broker trusts (its ssl.truststore)?"
+                                           : ": it requires one; set ssl.certificate.location and ssl.key.location");
+        if (refuses_handshake(answer.alert))
+            return "kafka: TLS: broker " + broker + " refused the TLS handshake" + alert + "; librdkafka said: " + reason;
+    }
+    return {};
+}
+
+}  // namespace outbox::kafka
