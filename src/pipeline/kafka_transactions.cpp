@@ -67,8 +67,8 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
     }
     offsets_.emplace(config_.offsets_topic, source);
     const auto topic = kafka_.offsets_topic(config_.offsets_topic, source);
-    topic->ensure_topic();
-    return topic->read_committed_position();
+    topic->ensure_topic(stop_requested_);
+    return topic->read_committed_position(stop_requested_);
 }
 
 Lsn KafkaTransactions::resume_from(Lsn stored, Lsn slot_confirmed) {

@@ -393,3 +393,44 @@ BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_a_kafka_commit_waits_for_the_brok
                        << status << " after " << took.count() << " ms");
     BOOST_TEST(status == 0);
 }
+
+namespace {
+
+// A config for the real broker pointed at librdkafka's mock cluster instead.
+std::string on_mock_cluster(std::string config) {
+    const std::string real = kafka_servers();
+    BOOST_REQUIRE(contains(config, real));
+    return config.replace(config.find(real), real.size(), kafka_cluster().bootstrap_servers());
+}
+
+}  // namespace
+
+// Exactly-once reads the offsets topic before the stream starts. A broker slow to answer that
+// read must not hold up a stop. On the mock cluster, which alone can hold back one answer.
+BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_the_offsets_topic_read_waits_for_the_broker) {
+    const auto db = create_outbox_database("offsetsread");
+    const std::string topic = "offsetsread.events";
+    const std::string offsets = topic + ".offsets";
+    auto* mock = kafka_cluster().mock();
+    BOOST_REQUIRE(rd_kafka_mock_topic_create(mock, offsets.c_str(), 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    BOOST_REQUIRE(rd_kafka_mock_partition_set_leader(mock, offsets.c_str(), 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    // The read's first Fetch is answered a minute late: past the read's own limit.
+    BOOST_REQUIRE(rd_kafka_mock_broker_push_request_error_rtts(mock, 2, 1 /* Fetch */, 1, RD_KAFKA_RESP_ERR_NO_ERROR,
+                                                               60000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    RouterProcess router(work_dir(), on_mock_cluster(router_config(
+                                         db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + offsets +
+                                                     "\nshutdown.timeout.ms: 1000\n",
+                                         outbox_section(topic))));
+    const bool setting_up =
+        wait_until([&] { return contains(router.output(), "exactly-once: transactional.id"); }, 30s);
+    std::this_thread::sleep_for(3s);
+    const bool streaming = router.times_streamed() > 0;
+    const auto signalled = std::chrono::steady_clock::now();
+    const int status = router.stop(SIGTERM, 20s);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+    BOOST_TEST_MESSAGE("SIGTERM while the offsets topic's Fetch is held back: exit " << status << " after " << took.count()
+                       << " ms");
+    BOOST_TEST(setting_up);
+    BOOST_TEST(!streaming);
+    BOOST_TEST(status == 0);
+}

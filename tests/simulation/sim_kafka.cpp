@@ -383,10 +383,10 @@ class SimOffsetsTopic final : public kafka::OffsetsTopic {
 public:
     SimOffsetsTopic(SimCluster& cluster, std::string topic, std::string key)
         : cluster_(cluster), topic_(std::move(topic)), key_(std::move(key)) {}
-    void ensure_topic() override {
+    void ensure_topic(const kafka::StopRequested&) override {
         if (!cluster_.has_topic(topic_)) cluster_.create_topic(topic_, 1);
     }
-    Lsn read_committed_position() override {
+    Lsn read_committed_position(const kafka::StopRequested&) override {
         Lsn position = 0;
         for (const auto& log : cluster_.topics()[topic_].partitions)
             for (const auto& r : log) {

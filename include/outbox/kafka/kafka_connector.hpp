@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,15 +12,18 @@
 
 namespace outbox::kafka {
 
+// Whether the caller was asked to stop: its waits end then, with a TransientError.
+using StopRequested = std::function<bool()>;
+
 // Exactly-once: the compacted offsets topic as the router reads it at start.
 class OffsetsTopic {
 public:
     virtual ~OffsetsTopic() = default;
     // Creates the topic (cleanup.policy=compact) unless it exists.
-    virtual void ensure_topic() = 0;
+    virtual void ensure_topic(const StopRequested& stop_requested) = 0;
     // The newest committed position for the source, read with isolation.level=read_committed;
     // 0 when there is none. Throws TransientError when Kafka cannot be read.
-    virtual Lsn read_committed_position() = 0;
+    virtual Lsn read_committed_position(const StopRequested& stop_requested) = 0;
 };
 
 // The port that makes the pipeline's Kafka clients: librdkafka in production
