@@ -105,22 +105,18 @@ rd_kafka_resp_err_t Producer::produce(const Record& record, std::uint64_t tag) {
     const std::size_t key_size = record.key ? record.key->size() : 0;
     void* tag_opaque = reinterpret_cast<void*>(static_cast<std::uintptr_t>(tag));
     const std::int32_t partition = record.partition >= 0 ? record.partition : RD_KAFKA_PARTITION_UA;
-    for (;;) {
-        rd_kafka_headers_t* headers = rd_kafka_headers_new(record.headers.size());
-        for (const auto& header : record.headers)
-            rd_kafka_header_add(headers, header.name.data(), static_cast<ssize_t>(header.name.size()),
-                                header.value ? header.value->data() : nullptr,
-                                header.value ? static_cast<ssize_t>(header.value->size()) : 0);
-        const rd_kafka_resp_err_t error = rd_kafka_producev(
-            handle_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_HEADERS(headers),
-            RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_OPAQUE(tag_opaque), RD_KAFKA_V_END);
-        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return error;  // librdkafka owns the headers now
-        rd_kafka_headers_destroy(headers);
-        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) return error;
-        // librdkafka's own queue is full: let deliveries complete, then try again.
-        serve(100);
-    }
+    rd_kafka_headers_t* headers = rd_kafka_headers_new(record.headers.size());
+    for (const auto& header : record.headers)
+        rd_kafka_header_add(headers, header.name.data(), static_cast<ssize_t>(header.name.size()),
+                            header.value ? header.value->data() : nullptr,
+                            header.value ? static_cast<ssize_t>(header.value->size()) : 0);
+    const rd_kafka_resp_err_t error = rd_kafka_producev(
+        handle_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_HEADERS(headers),
+        RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_OPAQUE(tag_opaque), RD_KAFKA_V_END);
+    // On success librdkafka owns the headers.
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) rd_kafka_headers_destroy(headers);
+    return error;
 }
 
 void Producer::drain_wakeup_pipe() {

@@ -73,8 +73,21 @@ void Deliveries::reset() {
     metrics_.in_flight_bytes.set(0);
 }
 
+// librdkafka's queue can hold fewer records than the in-flight limits let through (its
+// queue.buffering.max.* set below them): a record then waits for room, while the reports that
+// make room are served and the caller's duties go on.
+rd_kafka_resp_err_t Deliveries::produce(const kafka::Record& record, std::uint64_t tag) {
+    constexpr int kServeMs = 100;
+    for (;;) {
+        const rd_kafka_resp_err_t error = producer_->produce(record, tag);
+        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) return error;
+        producer_->serve(kServeMs);
+        if (waiting_for_room_) waiting_for_room_();
+    }
+}
+
 void Deliveries::produce_offsets_record(const kafka::Record& record) {
-    const auto refused = producer_->produce(record, kOffsetsRecordTag);
+    const auto refused = produce(record, kOffsetsRecordTag);
     throw_if_failed(refused);
     if (refused != RD_KAFKA_RESP_ERR_NO_ERROR)
         throw TransientError(std::string("kafka: cannot write the offsets record: ") + rd_kafka_err2str(refused));
@@ -123,7 +136,7 @@ void Deliveries::hand_over(const router::OutboxRecord& record, OutboxSources::Id
     }
     const EventTag tag{txn, source, false};
     if (transactions_) transactions_->add(*producer_, kafka::record_size(record));
-    const rd_kafka_resp_err_t error = producer_->produce(record, tag.encode());
+    const rd_kafka_resp_err_t error = produce(record, tag.encode());
     throw_if_failed(error);
     if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         flush_.handed_over();
@@ -189,10 +202,10 @@ std::string dropped_because(rd_kafka_resp_err_t error) {
 
 // A dead letter too large for Kafka goes again without the original value: it must fit.
 rd_kafka_resp_err_t Deliveries::produce_dead_letter(DeadLetter& letter, std::uint64_t tag) {
-    rd_kafka_resp_err_t refused = producer_->produce(letter.record(), tag);
+    rd_kafka_resp_err_t refused = produce(letter.record(), tag);
     if (too_large(refused) && letter.has_value()) {
         letter.drop_value(dropped_because(refused));
-        refused = producer_->produce(letter.record(), tag);
+        refused = produce(letter.record(), tag);
     }
     throw_if_failed(refused);
     return refused;

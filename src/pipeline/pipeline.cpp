@@ -112,6 +112,10 @@ void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
             core_.serve_kafka(50);
         } catch (const ProducerFailed& e) {
             core_.producer_failed(e.what());
+        } catch (const TransientError& e) {
+            // A dead letter waited for room in librdkafka's queue and a stop ended the wait.
+            log::warn(e.what());
+            return;
         }
     }
 }

@@ -32,6 +32,14 @@ StreamCore::StreamCore(const config::Config& config, observability::Metrics& met
           if (kafka_transaction_due()) commit_kafka_transaction();
       }) {
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
+    deliveries_.on_waiting_for_room([this] {
+        // The record and everything after it wait for Kafka; a stop does not (what was not handed
+        // over comes again from the slot).
+        if (stop_requested_())
+            throw TransientError("kafka: stopped while librdkafka's queue was full (queue.buffering.max.messages, "
+                                 "queue.buffering.max.kbytes)");
+        keep_up_while_kafka_waits();
+    });
     // In exactly-once mode the producer is made after the slot is ours (start_kafka_transactions()).
     if (!exactly_once_) make_producer();
 }
@@ -370,12 +378,17 @@ void StreamCore::commit_kafka_transaction() {
             if (clock_.now() >= *stop_deadline_)
                 throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");
         }
-        metrics_.health.mark_progress();
-        if (stream_ && clock_.now() >= next_status_update_) confirm_to_postgres();
-        if (stream_) stream_->flush_output();
+        keep_up_while_kafka_waits();
     });
     deliveries_.check_health();
     kafka_txns_.mark_committed();
+}
+
+// The loop is not stuck while it waits for Kafka: PostgreSQL hears from it, and so does /healthz.
+void StreamCore::keep_up_while_kafka_waits() {
+    metrics_.health.mark_progress();
+    if (stream_ && clock_.now() >= next_status_update_) confirm_to_postgres();
+    if (stream_) stream_->flush_output();
 }
 
 void StreamCore::rewind_kafka_transactions() {

@@ -434,3 +434,43 @@ BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_the_offsets_topic_read_waits_for_
     BOOST_TEST(!streaming);
     BOOST_TEST(status == 0);
 }
+
+// librdkafka's own queue may hold fewer records than the in-flight limits let through. With the
+// broker away it fills up: the loop must go on (health, status updates, a stop), and the records
+// it could not hand over come again from the slot.
+BOOST_AUTO_TEST_CASE(a_full_librdkafka_queue_holds_up_neither_the_loop_nor_a_stop) {
+    const auto db = create_outbox_database("queuefull");
+    const std::string topic = "queuefull.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    const std::string config = router_config(db, "", "  queue.buffering.max.messages: 5\nshutdown.timeout.ms: 1000\n",
+                                             outbox_section(topic));
+    Sql sql(postgres().conninfo(db));
+    {
+        MeteredRouter router(config);
+        BOOST_REQUIRE(router.process.wait_streaming());
+        sql.exec(outbox_rows_sql(0, 1, 1));
+        BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
+        real_kafka().node(1).pause();
+        sql.exec(outbox_rows_sql(1, 30, 3));
+        int unhealthy = 0;
+        for (int i = 0; i < 24; ++i) {
+            if (http_get(router.port, "/healthz").status != 200) ++unhealthy;
+            std::this_thread::sleep_for(500ms);
+        }
+        const auto signalled = std::chrono::steady_clock::now();
+        const int status = router.process.stop(SIGTERM, 20s);
+        const auto took =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+        real_kafka().node(1).resume();
+        BOOST_TEST_MESSAGE("queue.buffering.max.messages 5, 30 rows, broker paused: /healthz failed "
+                           << unhealthy << " of 24 times in 12 s; SIGTERM: exit " << status << " after " << took.count()
+                           << " ms");
+        BOOST_TEST(unhealthy == 0);
+        BOOST_TEST(status == 0);
+    }
+    RouterProcess restarted(work_dir(), config);
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 31), 31);
+    BOOST_TEST_MESSAGE("after a restart: " << tally);
+    BOOST_TEST(tally.missing == 0u);
+    BOOST_TEST(restarted.stop(SIGTERM) == 0);
+}

@@ -57,7 +57,9 @@ public:
     virtual ~KafkaProducer() = default;
 
     // Hands one record over; its delivery report will carry `tag`. Returns the error when the
-    // record is refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
+    // record is refused outright (e.g. larger than message.max.bytes), or
+    // RD_KAFKA_RESP_ERR__QUEUE_FULL at once when there is no room for it yet; nothing is then in
+    // flight.
     virtual rd_kafka_resp_err_t produce(const Record& record, std::uint64_t tag) = 0;
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.
     virtual void serve(int timeout_ms) = 0;

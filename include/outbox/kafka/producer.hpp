@@ -36,9 +36,9 @@ public:
     Producer& operator=(const Producer&) = delete;
     ~Producer();
 
-    // Hands one record to librdkafka; its delivery report will carry `tag`. Waits (serving
-    // reports) while librdkafka's queue is full. Returns librdkafka's error when the record is
-    // refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
+    // Hands one record to librdkafka; its delivery report will carry `tag`. Never waits: returns
+    // RD_KAFKA_RESP_ERR__QUEUE_FULL while librdkafka's queue is full, and librdkafka's error when
+    // the record is refused outright (e.g. larger than message.max.bytes); nothing is then in flight.
     rd_kafka_resp_err_t produce(const Record& record, std::uint64_t tag) override;
 
     // Serves waiting delivery reports, waiting up to `timeout_ms` for the first.

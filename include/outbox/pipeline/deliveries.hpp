@@ -52,6 +52,9 @@ public:
     bool publish(const router::OutboxRecord& record, OutboxSources::Id source, TxnId txn,
                  const router::TransactionContext& context);
     void on_held_record_handed_over(std::function<void()> handed_over) { held_handed_over_ = std::move(handed_over); }
+    // Called while a record waits for room in librdkafka's queue, after each serve of the
+    // reports: for the loop's other duties, and to end the wait by throwing (a stop request).
+    void on_waiting_for_room(std::function<void()> waiting) { waiting_for_room_ = std::move(waiting); }
     // A record waits for its topic.
     bool holding() const { return held_.has_value(); }
     // Hands the held record over once its topic is ready; asks Kafka on otherwise. Never waits.
@@ -100,6 +103,7 @@ private:
     std::optional<router::InvalidRowError> partition_out_of_range(const router::OutboxRecord& record,
                                                                   OutboxSources::Id source,
                                                                   const router::TransactionContext& context) const;
+    rd_kafka_resp_err_t produce(const kafka::Record& record, std::uint64_t tag);
     rd_kafka_resp_err_t produce_dead_letter(DeadLetter& letter, std::uint64_t tag);
     observability::Counter& published_counter(std::string_view topic);
 
@@ -125,6 +129,7 @@ private:
 
     std::optional<Held> held_;
     std::function<void()> held_handed_over_;
+    std::function<void()> waiting_for_room_;
     std::size_t bytes_in_flight_ = 0;
     std::vector<std::pair<std::uint64_t, DeadLetter>> dead_letters_to_send_;
     std::string delivery_failure_;  // first record refused under errors.tolerance none: stops the router

@@ -106,6 +106,7 @@ private:
     bool flush_due() const;
     bool kafka_transaction_due() const { return kafka_txns_.due(changes_.receiving_transaction(), clock_.now()); }
     void commit_kafka_transaction();
+    void keep_up_while_kafka_waits();
     void rewind_kafka_transactions();
     void check_position(Lsn position, const std::string& what) const;
     void check_slot_covers(Lsn stored) const;
