@@ -8,13 +8,24 @@
 #include <cstdint>
 #include <cstring>
 
+#include "outbox/replication/connection_settings.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
 namespace outbox::replication {
+namespace {
+
+// A heartbeat is a short write; one stuck behind another session's lock or a slow server is
+// given up (and reported), and its statement ends on the server too rather than running later.
+constexpr int kLockTimeoutMs = 2000;
+constexpr int kStatementTimeoutMs = 10000;
+// Beyond the statement timeout the server is not answering at all.
+constexpr auto kAnswerLimit = std::chrono::milliseconds(kStatementTimeoutMs + 5000);
+
+}  // namespace
 
 Heartbeat::Heartbeat(std::string conninfo, std::string query, std::chrono::milliseconds interval)
-    : conninfo_(std::move(conninfo)),
+    : conninfo_(side_conninfo(conninfo, "outbox-router-heartbeat")),
       query_(std::move(query)),
       stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       ticker_(interval, [this] { beat(); }, Ticker::FirstRun::after_interval) {
@@ -30,16 +41,26 @@ Heartbeat::~Heartbeat() {
 
 bool Heartbeat::wait_for(int socket, bool for_write) const {
     pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {stop_fd_.get(), POLLIN, 0}};
-    while (poll(fds, 2, -1) < 0)
-        if (errno != EINTR) return false;
-    return fds[1].revents == 0;
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(answer_by_ - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            throw TransientError("no answer from the server within " + std::to_string(kAnswerLimit.count()) + " ms");
+        const int ready = poll(fds, 2, static_cast<int>(left.count()));
+        if (ready > 0) return fds[1].revents == 0;
+        if (ready < 0 && errno != EINTR) return false;
+    }
 }
 
 void Heartbeat::beat() {
     try {
-        if (!connection_)
-            connection_ = std::make_unique<PgConnection>(conninfo_, PgConnection::Mode::sql,
-                                                         [this](int socket, bool for_write) { return wait_for(socket, for_write); });
+        answer_by_ = std::chrono::steady_clock::now() + kAnswerLimit;
+        if (!connection_) {
+            connection_ = std::make_unique<PgConnection>(
+                conninfo_, PgConnection::Mode::sql, [this](int socket, bool for_write) { return wait_for(socket, for_write); });
+            connection_->exec("SET lock_timeout = " + std::to_string(kLockTimeoutMs) +
+                                  "; SET statement_timeout = " + std::to_string(kStatementTimeoutMs),
+                              "heartbeat settings");
+        }
         connection_->exec(query_, "heartbeat.action.query");
     } catch (const std::exception& e) {
         // The stream has its own reconnect logic; a failed heartbeat only delays WAL release.

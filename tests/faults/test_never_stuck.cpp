@@ -474,3 +474,46 @@ BOOST_AUTO_TEST_CASE(a_full_librdkafka_queue_holds_up_neither_the_loop_nor_a_sto
     BOOST_TEST(tally.missing == 0u);
     BOOST_TEST(restarted.stop(SIGTERM) == 0);
 }
+
+// heartbeat.action.query runs on a connection of its own. A statement stuck behind another
+// session's lock is ended by lock_timeout and reported, does not hold up a stop, and does not
+// run after the router has gone (a server-side wait outlives the client that closed).
+BOOST_AUTO_TEST_CASE(a_heartbeat_waiting_for_a_lock_is_reported_and_holds_up_no_stop) {
+    const auto db = create_outbox_database("beatlock");
+    const std::string topic = "beatlock.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    Sql sql(postgres().conninfo(db));
+    sql.exec("CREATE TABLE beats (at timestamptz)");
+    make_slot(db, topic);  // creating a slot would wait for the lock holder's transaction
+    Sql holder(postgres().conninfo(db));
+    holder.exec("BEGIN");
+    holder.exec("LOCK TABLE beats IN ACCESS EXCLUSIVE MODE");
+    const auto heartbeat_waiting = [&] {
+        return sql.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                          "query LIKE 'INSERT INTO beats%'") != "0";
+    };
+    RouterProcess router(work_dir(), router_config(db,
+                                                   "  heartbeat.interval.ms: 500\n"
+                                                   "  heartbeat.action.query: \"INSERT INTO beats VALUES (now())\"\n",
+                                                   "", outbox_section(topic)));
+    BOOST_REQUIRE(router.wait_streaming());
+    BOOST_REQUIRE(wait_until(heartbeat_waiting, 30s));
+    const bool reported = wait_until([&] { return contains(router.output(), "heartbeat: postgres: heartbeat.action.query"); }, 15s);
+    sql.exec(outbox_rows_sql(0, 3, 3));
+    const bool delivered = read_topic(kafka_servers(), topic, 3).size() == 3u;
+    BOOST_REQUIRE(wait_until(heartbeat_waiting, 30s));
+    const auto signalled = std::chrono::steady_clock::now();
+    const int status = router.stop(SIGTERM, 20s);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+    const bool left_waiting = !wait_until([&] { return !heartbeat_waiting(); }, 10s);
+    holder.exec("COMMIT");
+    const auto ran_late = sql.scalar("SELECT count(*) FROM beats");
+    BOOST_TEST_MESSAGE("heartbeat behind a lock: reported " << reported << "; SIGTERM: exit " << status << " after "
+                       << took.count() << " ms; its statement still waiting 10 s after the exit: " << left_waiting
+                       << ", rows it wrote once the lock was released: " << ran_late);
+    BOOST_TEST(reported);
+    BOOST_TEST(delivered);
+    BOOST_TEST(status == 0);
+    BOOST_TEST(!left_waiting);
+    BOOST_TEST(ran_late == "0");
+}
