@@ -83,8 +83,8 @@ for kind in "${kinds[@]}"; do
   printf '%-32s %9.3f %12.0f %16s %13.2fs\n' "$label" "$(med wall_s "$kind")" "$(rate "$kind")" "$us" "$(med walsender_cpu_s "$kind")"
 done
 echo
-printf '%-32s %14s %16s %18s %15s %15s\n' "" "walsender CPU" "walsender waits" "walsender waits" "reader waits" "reader sleeps"
-printf '%-32s %14s %16s %18s %15s %15s\n' "" "per event" "for a CPU" "for its reader" "in poll" "(pacer)"
+printf '%-32s %14s %14s %16s %18s %15s %15s\n' "" "walsender CPU" "of which" "walsender waits" "walsender waits" "reader waits" "reader sleeps"
+printf '%-32s %14s %14s %16s %18s %15s %15s\n' "" "per event" "kernel" "for a CPU" "for its reader" "in poll" "(pacer)"
 for kind in "${kinds[@]}"; do
   case $kind in
     floor_tls) label="pg_recvlogical, TLS" ;;
@@ -94,7 +94,8 @@ for kind in "${kinds[@]}"; do
     floor_gss) label="pg_recvlogical, GSSAPI" ;;
     router_gss) label="outbox-router, GSSAPI" ;;
   esac
-  printf '%-32s %11.2f us %15.0f%% %17.0f%% %14.0f%% %14.0f%%\n' "$label" "$(calc "1000000 * $(med walsender_cpu_s "$kind") / $rows")" \
+  printf '%-32s %11.2f us %11.2f us %15.0f%% %17.0f%% %14.0f%% %14.0f%%\n' "$label" "$(calc "1000000 * $(med walsender_cpu_s "$kind") / $rows")" \
+    "$(calc "1000000 * $(med walsender_sys_s "$kind") / $rows")" \
     "$(calc "100 * $(med walsender_window_runqueue_s "$kind") / $(med walsender_window_s "$kind")")" \
     "$(calc "100 * $(med walsender_blocked_on_client "$kind")")" "$(calc "100 * $(med reader_waiting "$kind")")" \
     "$(calc "100 * $(med reader_sleeping "$kind")")"

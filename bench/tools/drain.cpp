@@ -23,6 +23,8 @@
 //                    from wait4() when it exited by itself
 //   peak_rss_kib     VmHWM (or ru_maxrss after exit)
 //   walsender_cpu_s  CPU of the walsender serving the slot (pg_replication_slots.active_pid)
+//   walsender_sys_s  the part of it in the kernel (its system calls and the loopback's TCP work
+//                    done in its context)
 //   kafka_cpu_s      CPU used by --kafka-pid (the mock cluster) during the run
 //   machine_busy_cores  all CPU used on the machine during the run / wall time (neighbours included)
 //   others_cores     the same minus the command, the walsender and the mock cluster: what everything
@@ -146,7 +148,7 @@ int main(int argc, char** argv) try {
 
     std::int64_t streaming_at = 0;
     std::int64_t next_query = start;
-    double walsender_cpu = 0;
+    double walsender_cpu = 0, walsender_sys = 0;
     long samples = 0, walsender_on_cpu = 0, walsender_blocked = 0, reader_on_cpu = 0, reader_waiting = 0,
          reader_sleeping = 0;
     double first_cpu = 0, first_runqueue = 0, last_cpu = 0, last_runqueue = 0;
@@ -188,8 +190,11 @@ int main(int argc, char** argv) try {
         const bool blocked_on_client = std::strcmp(PQgetvalue(result, 0, 2), "WalSenderWriteData") == 0;
         PQclear(result);
         if (walsender > 0) {
-            const double cpu = proc_cpu_seconds(walsender);
-            if (cpu >= 0) walsender_cpu = cpu;
+            double walsender_user = 0, walsender_kernel = 0;
+            if (proc_cpu(walsender, walsender_user, walsender_kernel)) {
+                walsender_cpu = walsender_user + walsender_kernel;
+                walsender_sys = walsender_kernel;
+            }
             if (!exited && !confirmed) {
                 ++samples;
                 walsender_on_cpu += activity_of("/proc/" + std::to_string(walsender)) == 'R';
@@ -247,9 +252,9 @@ int main(int argc, char** argv) try {
     const double wall = static_cast<double>(done_at - start) / 1e6;
     std::printf("wall_s=%.4f streaming_s=%.4f cpu_s=%.4f", wall,
                 streaming_at ? static_cast<double>(done_at - streaming_at) / 1e6 : wall, cpu);
-    std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f"
+    std::printf(" user_s=%.4f sys_s=%.4f peak_rss_kib=%ld walsender_cpu_s=%.4f walsender_sys_s=%.4f kafka_cpu_s=%.4f machine_busy_cores=%.3f"
                 " others_cores=%.3f",
-                user, sys, peak_rss_kib, walsender_cpu, kafka_cpu, busy / wall,
+                user, sys, peak_rss_kib, walsender_cpu, walsender_sys, kafka_cpu, busy / wall,
                 std::max(0.0, busy - cpu - walsender_cpu - kafka_cpu) / wall);
     const auto share = [&](long count) { return samples ? static_cast<double>(count) / static_cast<double>(samples) : 0.0; };
     std::printf(" samples=%ld walsender_on_cpu=%.3f walsender_blocked_on_client=%.3f reader_on_cpu=%.3f reader_waiting=%.3f"
