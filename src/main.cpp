@@ -9,6 +9,7 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/bootstrap_reachability.hpp"
 #include "outbox/kafka/embedded_cluster.hpp"
 #include "outbox/kafka/producer.hpp"
 #include "outbox/migration/config_import.hpp"
@@ -175,8 +176,13 @@ int run_checks(const outbox::config::Config& config) {
                                          [](const outbox::kafka::DeliveryReport&) {});
         auto error = producer.check_metadata(10000);
         producer.serve(0);  // runs the error callback, which records refused credentials
-        if (!error.empty() && !producer.authentication_failure_after_probe().empty())
+        if (!error.empty() && !producer.authentication_failure_after_probe().empty()) {
             error = producer.authentication_failure();
+        } else if (!error.empty()) {
+            // librdkafka says only "Broker transport failure": name what stops the connection.
+            auto unreachable = outbox::kafka::unreachable_bootstrap_brokers(producer.bootstrap_servers(), std::chrono::seconds(3));
+            if (!unreachable.empty()) error = std::move(unreachable);
+        }
         report(error.empty(), error.empty() ? "kafka: cluster metadata reachable" : "kafka: cannot read cluster metadata: " + error);
     } catch (const std::exception& e) {
         report(false, e.what());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "outbox/kafka/broker_address.hpp"
 #include "outbox/kafka/tls_probe.hpp"
 #include "outbox/util/log.hpp"
 
@@ -90,14 +91,8 @@ void ClientCertificateProbe::wait() {
 
 std::string ClientCertificateProbe::run(const std::string& reason) const {
     const auto deadline = Clock::now() + kProbeBudget;
-    std::size_t start = 0;
-    while (start <= bootstrap_servers_.size() && Clock::now() < deadline) {
-        const auto end = std::min(bootstrap_servers_.find(',', start), bootstrap_servers_.size());
-        std::string broker = bootstrap_servers_.substr(start, end - start);
-        start = end + 1;
-        broker.erase(0, broker.find_first_not_of(' '));
-        broker.erase(broker.find_last_not_of(' ') + 1);
-        if (broker.empty()) continue;
+    for (const auto& broker : bootstrap_entries(bootstrap_servers_)) {
+        if (Clock::now() >= deadline) break;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         const TlsProbeAnswer answer = probe_tls_listener(settings_, broker, left, cancel_.get());
         if (answer.outcome == TlsProbeAnswer::Outcome::accepted) return {};

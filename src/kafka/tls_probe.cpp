@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include "outbox/util/file_descriptor.hpp"
+#include "outbox/kafka/broker_address.hpp"
 
 namespace outbox::kafka {
 namespace {
@@ -33,7 +33,6 @@ using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
 using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
 using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
 using Pkcs12Ptr = std::unique_ptr<PKCS12, Deleter<PKCS12, PKCS12_free>>;
-using AddrinfoPtr = std::unique_ptr<addrinfo, Deleter<addrinfo, freeaddrinfo>>;
 
 std::optional<std::string> setting(const config::KafkaSettings& settings, std::string_view name) {
     std::optional<std::string> value;
@@ -86,55 +85,6 @@ bool use_client_certificate(SSL_CTX* ctx, const config::KafkaSettings& settings)
     return true;
 }
 
-struct HostPort {
-    std::string host;
-    std::string port;
-};
-
-std::optional<HostPort> split_host_port(std::string text) {
-    if (const auto scheme = text.find("://"); scheme != std::string::npos) text.erase(0, scheme + 3);
-    const auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
-    HostPort result{text.substr(0, colon), text.substr(colon + 1)};
-    if (result.host.size() >= 2 && result.host.front() == '[' && result.host.back() == ']')
-        result.host = result.host.substr(1, result.host.size() - 2);
-    return result;
-}
-
-int remaining_ms(Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return static_cast<int>(std::max<long long>(0, left));
-}
-
-// Whether `fd` became ready for `events` before the deadline and before `cancel_fd` (ignored
-// when negative) became readable.
-bool wait_for(int fd, short events, Clock::time_point deadline, int cancel_fd) {
-    pollfd entries[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
-    int ready;
-    do ready = ::poll(entries, 2, remaining_ms(deadline));
-    while (ready < 0 && errno == EINTR);
-    return ready > 0 && entries[1].revents == 0 && entries[0].revents != 0;
-}
-
-FileDescriptor connect_to(const HostPort& address, Clock::time_point deadline, int cancel_fd) {
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* raw = nullptr;
-    if (getaddrinfo(address.host.c_str(), address.port.c_str(), &hints, &raw) != 0) return FileDescriptor();
-    const AddrinfoPtr addresses(raw);
-    for (const addrinfo* candidate = raw; candidate && remaining_ms(deadline) > 0; candidate = candidate->ai_next) {
-        FileDescriptor socket(::socket(candidate->ai_family, candidate->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                                       candidate->ai_protocol));
-        if (socket.get() < 0) continue;
-        if (::connect(socket.get(), candidate->ai_addr, candidate->ai_addrlen) == 0) return socket;
-        if (errno != EINPROGRESS || !wait_for(socket.get(), POLLOUT, deadline, cancel_fd)) continue;
-        int error = 0;
-        socklen_t length = sizeof error;
-        if (getsockopt(socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0) return socket;
-    }
-    return FileDescriptor();
-}
-
 // Runs one non-blocking OpenSSL call until it succeeds (> 0), fails, or the deadline passes.
 template <typename Call>
 int until_done(SSL* ssl, int fd, Clock::time_point deadline, int cancel_fd, Call call) {
@@ -146,7 +96,7 @@ int until_done(SSL* ssl, int fd, Clock::time_point deadline, int cancel_fd, Call
         if (reason == SSL_ERROR_WANT_READ) events = POLLIN;
         else if (reason == SSL_ERROR_WANT_WRITE) events = POLLOUT;
         else return -1;
-        if (!wait_for(fd, events, deadline, cancel_fd)) return 0;
+        if (!wait_for_socket(fd, events, deadline, cancel_fd)) return 0;
     }
 }
 
@@ -184,14 +134,15 @@ TlsProbeAnswer from_error_queue() {
 TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const std::string& host_port,
                                   std::chrono::milliseconds budget, int cancel_fd) {
     const auto deadline = Clock::now() + budget;
-    const auto address = split_host_port(host_port);
+    const auto address = parse_broker_address(host_port);
     if (!address) return {};
     ERR_clear_error();
     const SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
     if (!ctx || !use_client_certificate(ctx.get(), settings)) return {};
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
-    const FileDescriptor socket = connect_to(*address, deadline, cancel_fd);
-    if (socket.get() < 0) return {};
+    const TcpConnection connection = connect_tcp(*address, deadline, cancel_fd);
+    if (connection.outcome != ConnectOutcome::connected) return {};
+    const FileDescriptor& socket = connection.socket;
     const SslPtr ssl(SSL_new(ctx.get()));
     if (!ssl || SSL_set_fd(ssl.get(), socket.get()) != 1) return {};
     unsigned char numeric[sizeof(in6_addr)];

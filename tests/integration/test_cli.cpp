@@ -1,10 +1,17 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <csignal>
 #include <cstdlib>
+#include <vector>
 
 #include "harness.hpp"
+#include "outbox/util/file_descriptor.hpp"
 
 using namespace outbox::test;
 using namespace std::chrono_literals;
@@ -232,4 +239,74 @@ BOOST_AUTO_TEST_CASE(after_a_column_rename_stops_the_router_the_changed_setting_
     for (int seq = 0; seq <= 50; ++seq) expected.insert(seq);
     BOOST_TEST(sequences_in("renamecol.events", 51, 30s) == expected);
     BOOST_TEST(again.stop(SIGTERM) == 0);
+}
+
+namespace {
+
+// A loopback listener whose accept queue is full: the kernel drops further connection requests,
+// so connecting to it times out, as to a host behind a firewall that drops packets.
+class FullListener {
+public:
+    FullListener() : listener_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        BOOST_REQUIRE(::bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), length) == 0);
+        BOOST_REQUIRE(::listen(listener_.get(), 0) == 0);
+        BOOST_REQUIRE(::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
+        port_ = ntohs(address.sin_port);
+        // Fill the queue until a connection request goes unanswered.
+        for (int i = 0; i < 8; ++i) {
+            outbox::FileDescriptor filler(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+            ::connect(filler.get(), reinterpret_cast<sockaddr*>(&address), length);
+            pollfd entry{filler.get(), POLLOUT, 0};
+            const bool answered = ::poll(&entry, 1, 500) == 1;
+            fillers_.push_back(std::move(filler));
+            if (!answered) return;
+        }
+        BOOST_FAIL("the listener's accept queue does not fill");
+    }
+    int port() const { return port_; }
+
+private:
+    outbox::FileDescriptor listener_;
+    int port_ = 0;
+    std::vector<outbox::FileDescriptor> fillers_;
+};
+
+}  // namespace
+
+// librdkafka says only "Local: Broker transport failure" when it reaches no broker: --check names
+// why for each bootstrap server, from its own connection's error codes.
+BOOST_AUTO_TEST_CASE(check_names_why_no_bootstrap_broker_is_reachable) {
+    const auto db = create_outbox_database("check_unreachable");
+    const FullListener full;
+    const std::string refused = "127.0.0.1:" + std::to_string(free_loopback_port());
+    const std::string silent = "127.0.0.1:" + std::to_string(full.port());
+    std::string config = router_config(db);
+    config.replace(config.find(kafka_servers()), kafka_servers().size(), refused + ",broker.invalid:9092," + silent);
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 1);
+    const auto output = check.output();
+    const auto at = output.find("FAIL  kafka: ");
+    BOOST_REQUIRE(at != std::string::npos);
+    const auto verdict = output.substr(at, output.find('\n', at) - at);
+    BOOST_TEST_MESSAGE(verdict);
+    BOOST_TEST(contains(verdict, "no bootstrap broker accepts connections"), verdict);
+    BOOST_TEST(contains(verdict, refused + ": connection refused"), verdict);
+    BOOST_TEST(contains(verdict, "broker.invalid:9092: host not found"), verdict);
+    BOOST_TEST(contains(verdict, silent + ": connection timed out"), verdict);
+    BOOST_TEST(!contains(verdict, "Broker transport failure"), verdict);
+}
+
+// One broker that answers is enough: then librdkafka's words stand, whatever the others do.
+BOOST_AUTO_TEST_CASE(check_passes_when_one_bootstrap_broker_answers) {
+    const auto db = create_outbox_database("check_one_answers");
+    std::string config = router_config(db);
+    config.replace(config.find(kafka_servers()), kafka_servers().size(),
+                   "127.0.0.1:" + std::to_string(free_loopback_port()) + "," + kafka_servers());
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 0, check.output());
+    BOOST_TEST(contains(check.output(), "ok    kafka: cluster metadata reachable"), check.output());
 }

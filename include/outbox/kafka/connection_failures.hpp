@@ -36,6 +36,9 @@ public:
     // Empty while no definite cause is known. On the serving thread.
     const std::string& definite() const;
 
+    // bootstrap.servers as the producer uses it.
+    const std::string& bootstrap_servers() const { return bootstrap_servers_; }
+
     // definite() once a running probe has answered (at most its budget): for --check, which asks once.
     const std::string& definite_after_probe();
 

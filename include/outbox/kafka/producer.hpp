@@ -64,6 +64,7 @@ public:
     const std::string& authentication_failure() const override { return connection_failures_.definite(); }
     // authentication_failure() once a running client-certificate probe has answered: for --check.
     const std::string& authentication_failure_after_probe() { return connection_failures_.definite_after_probe(); }
+    const std::string& bootstrap_servers() const { return connection_failures_.bootstrap_servers(); }
 
     // How many partitions `topic` has, from cluster metadata (cached; asked again when
     // `at_least` is not below the cached count, as partitions may have been added). Nothing when
