@@ -112,7 +112,12 @@ Lsn OffsetStore::read_committed_position(const StopRequested& stop_requested) {
         },
         {},
         [&](const rd_kafka_message_t& message) {
-            throw TransientError("kafka: reading the offsets topic: " + std::string(rd_kafka_message_errstr(&message)));
+            const std::string cause = "kafka: reading the offsets topic " + topic_ + ": " + rd_kafka_message_errstr(&message);
+            // Reading it again cannot help: the position it holds is what exactly-once rests on.
+            if (message.err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
+                throw DefiniteError(cause + " (the router needs Read, Describe and Write on it: see Kafka ACLs in "
+                                            "docs/operations.md)");
+            throw TransientError(cause);
         },
         stop_requested);
     throw_if_stopping(stop_requested, "reading");

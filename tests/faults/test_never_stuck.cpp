@@ -517,3 +517,30 @@ BOOST_AUTO_TEST_CASE(a_heartbeat_waiting_for_a_lock_is_reported_and_holds_up_no_
     BOOST_TEST(!left_waiting);
     BOOST_TEST(ran_late == "0");
 }
+
+// A broker that refuses to let the router read the offsets topic (no Read ACL) refuses again at
+// every reconnect: exactly-once cannot resume without the position, so the router stops and
+// says why. On the mock cluster, which alone injects the error code on the read.
+BOOST_AUTO_TEST_CASE(an_offsets_topic_the_router_may_not_read_stops_it_with_the_reason) {
+    const auto db = create_outbox_database("offsetsacl");
+    const std::string topic = "offsetsacl.events";
+    const std::string offsets = topic + ".offsets";
+    auto* mock = kafka_cluster().mock();
+    BOOST_REQUIRE(rd_kafka_mock_topic_create(mock, offsets.c_str(), 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    for (const int api : {1 /* Fetch */, 2 /* ListOffsets */})
+        for (int i = 0; i < 50; ++i)
+            rd_kafka_mock_push_request_errors(mock, api, 1, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+    RouterProcess router(work_dir(), on_mock_cluster(router_config(
+                                         db, "  reconnect.backoff.max.ms: 500\n",
+                                         "delivery.guarantee: exactly-once\noffsets.topic: " + offsets + "\n",
+                                         outbox_section(topic))));
+    const int status = router.wait(60s);
+    rd_kafka_mock_clear_request_errors(mock, 1);
+    rd_kafka_mock_clear_request_errors(mock, 2);
+    const auto cause = last_line(router.output());
+    BOOST_TEST_MESSAGE("offsets topic read refused (TOPIC_AUTHORIZATION_FAILED): exit " << status << ", reconnects "
+                       << occurrences(router.output(), "reconnecting") << "; " << cause);
+    BOOST_TEST(status == 1);
+    BOOST_TEST(contains(cause, "reading the offsets topic " + offsets));
+    BOOST_TEST(contains(cause, "needs Read"));
+}
