@@ -22,6 +22,6 @@ section "throughput: 200,000-row backlog, 1 row per transaction"
 section "latency: steady rates"
 "$here/latency.sh" 1000:1 5000:1 20000:10
 section "latency at 5,000 events/s with the cross-checking consumer on the same cores"
-CONSUMER=1 "$here/latency.sh" 5000:1
+TRANSPORTS=tls CONSUMER=1 "$here/latency.sh" 5000:1
 section "start-up"
 "$here/startup.sh"
