@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "outbox/config/references.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::config {
@@ -43,29 +44,9 @@ std::string_view trim(std::string_view text) {
     return text.substr(first, last - first + 1);
 }
 
-// Substitutes from left to right over the original text, so a variable's value is never re-expanded.
-std::string expand_env(const std::string& text, const std::string& key, const Location& where) {
-    static constexpr std::string_view marker = "${env:";
-    std::string out;
-    std::size_t pos = 0;
-    for (;;) {
-        const std::size_t start = text.find(marker, pos);
-        if (start == std::string::npos) return out.append(text, pos);
-        const std::size_t name_start = start + marker.size();
-        const std::size_t end = text.find('}', name_start);
-        if (end == std::string::npos) fail(where, key + ": unterminated ${env:...} reference");
-        const std::string name = text.substr(name_start, end - name_start);
-        if (name.empty()) fail(where, key + ": ${env:} names no variable");
-        const char* value = std::getenv(name.c_str());
-        if (value == nullptr) fail(where, "environment variable " + name + " is not set (referenced by " + key + ")");
-        out.append(text, pos, start - pos).append(value);
-        pos = end + 1;
-    }
-}
-
 std::string scalar_at(const YAML::Node& node, const std::string& key, const Location& where) {
     if (!node.IsScalar()) fail(where, key + ": expected a single value, got " + describe_kind(node));
-    return expand_env(node.Scalar(), key, where);
+    return expand_references(node.Scalar(), key, where);
 }
 
 std::string text_of(const Entry& e) {

@@ -49,10 +49,11 @@ std::string yaml_scalar(const std::string& value) {
                                           : nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// A conninfo value: quoted when empty or holding blanks, quotes or backslashes, or an environment
-// reference (whose value, inserted as is at load, may hold blanks).
+// A conninfo value: quoted when empty or holding blanks, quotes or backslashes, or a reference
+// to the environment or a file (whose value, inserted as is at load, may hold blanks).
 std::string conninfo_value(const std::string& value) {
-    if (!value.empty() && value.find_first_of(" \t'\\") == std::string::npos && value.find("${env:") == std::string::npos)
+    if (!value.empty() && value.find_first_of(" \t'\\") == std::string::npos &&
+        value.find("${env:") == std::string::npos && value.find("${file:") == std::string::npos)
         return value;
     std::string quoted = "'";
     for (const char c : value) {
@@ -111,11 +112,12 @@ private:
     }
     void take(const Setting& s) { handled_.insert(s.key); }
 
-    // ${env:NAME} stays; Debezium Server's ${NAME} and ${NAME:default} are environment
-    // references too; another config provider (${file:...}) has no equivalent.
+    // ${env:NAME} and FileConfigProvider's ${file:PATH:KEY} stay (the router reads both at load,
+    // so no secret lands in the YAML); Debezium Server's ${NAME} and ${NAME:default} are environment
+    // references too; another config provider (${vault:...}) has no equivalent.
     std::optional<std::string> referenced(const Setting& s) {
         static const std::regex server_reference("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(:[^}]*)?\\}");
-        static const std::regex provider_reference("\\$\\{(?!env:)[A-Za-z]+:[^}]*\\}");
+        static const std::regex provider_reference("\\$\\{(?!env:|file:)[A-Za-z]+:[^}]*\\}");
         // MicroProfile Config (Debezium Server) has no providers: ${NAME:default} is a default.
         if (settings_.format == ConnectorSettings::Format::debezium_server)
             return std::regex_replace(s.value, server_reference, "$${env:$1}");
@@ -387,8 +389,8 @@ void Importer::import_connector_key(const Setting& s) {
     if (const auto found = conninfo_keys.find(key); found != conninfo_keys.end()) {
         const auto resolved = referenced(s);
         if (!resolved)
-            return skip(s, "a Kafka Connect config provider; write ${env:NAME} (or leave the password out: libpq reads "
-                           "PGPASSWORD and ~/.pgpass)");
+            return skip(s, "a Kafka Connect config provider other than FileConfigProvider; write ${env:NAME} (or "
+                           "leave the password out: libpq reads PGPASSWORD and ~/.pgpass)");
         conninfo_.emplace_back(found->second, *resolved);
         return take(s);
     }

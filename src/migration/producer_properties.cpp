@@ -57,7 +57,7 @@ MappedProducerProperties map_producer_properties(const std::vector<Setting>& pro
         const Setting& s = *latest.at(key);
         const auto resolved = resolve(s);
         if (!resolved) {
-            skip(s, "a Kafka Connect config provider; write ${env:NAME} instead");
+            skip(s, "a Kafka Connect config provider other than FileConfigProvider; write ${env:NAME} instead");
             continue;
         }
         if (same_name_properties().count(key)) {

@@ -191,6 +191,30 @@ BOOST_AUTO_TEST_CASE(a_password_from_a_file_logs_in_and_is_never_printed) {
     refused_definitely(config, "password authentication failed for user \"" + std::string(kPasswordRole) + "\"");
 }
 
+// Kafka Connect's FileConfigProvider syntax in conninfo, as a migrating Debezium user has it: the
+// router reads the properties file at load; the password shows nowhere in what it prints, and a
+// missing key is an error naming the config's line, the file and the key.
+BOOST_AUTO_TEST_CASE(a_password_from_a_file_reference_logs_in_and_is_never_printed) {
+    const auto db = outbox_database_for("filereference", kPasswordRole);
+    const std::string secrets = work_dir() + "/postgres-secrets.properties";
+    write_file(secrets, std::string("# FileConfigProvider\ndatabase.password=") + kPassword + "\n");
+    const auto conninfo = postgres().conninfo(db) + " user=" + kPasswordRole + " password=${file:" + secrets;
+    const auto config = config_with(db, conninfo + ":database.password}", "filereference.events");
+
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 0, check.output());
+    RouterProcess router(work_dir(), config);
+    delivers(router, db, "filereference.events");
+    BOOST_TEST(!contains(router.output() + check.output(), kPassword));
+
+    RouterProcess missing(work_dir(), config_with(db, conninfo + ":no.such.key}", "filereference.events"));
+    BOOST_TEST(missing.wait(60s) == 1, missing.output());
+    BOOST_TEST(contains(last_line(missing.output()), ".yaml:2: postgres.conninfo: ${file:" + secrets +
+                                                         ":no.such.key}: " + secrets + " has no key \"no.such.key\""),
+               missing.output());
+    BOOST_TEST(!contains(missing.output(), kPassword));
+}
+
 // docs/operations.md, "Least-privilege role": LOGIN and REPLICATION, the publication created by the
 // table owner beforehand, and nothing else: no SELECT on the outbox table (the router reads no rows:
 // columns come from the catalog, events from the WAL). A full run on it: exactly-once, the slot

@@ -192,6 +192,66 @@ BOOST_AUTO_TEST_CASE(malformed_env_references) {
                "router.yaml:3: postgres.slot.name: ${env:} names no variable");
 }
 
+namespace {
+
+// A properties file in the temporary directory, removed at the end of the test.
+struct PropertiesFile {
+    explicit PropertiesFile(const std::string& text)
+        : path((std::filesystem::temp_directory_path() /
+                ("outbox-secrets-" + std::to_string(getpid()) + "-" + std::to_string(++count) + ".properties"))
+                   .string()) {
+        std::ofstream(path) << text;
+    }
+    ~PropertiesFile() { std::filesystem::remove(path); }
+    std::string path;
+    static inline int count = 0;
+};
+
+}  // namespace
+
+// Kafka Connect's FileConfigProvider syntax, as migrating Debezium users have it.
+BOOST_AUTO_TEST_CASE(file_references_are_read_from_properties_files) {
+    const PropertiesFile secrets("# secrets\npg.password = s3cret ${env:HOME}\nkafka.password: k:pw\n"
+                                 "repeated=old\nrepeated=new\nspaced\\ key=sp\n");
+    const Config c = parse(yaml({
+        "postgres:",
+        "  conninfo: \"host=db password=${file:" + secrets.path + ":pg.password}\"",
+        "outbox:",
+        "  route.topic.replacement: \"${file:" + secrets.path + ":repeated}.${routedByValue}\"",
+        "kafka:",
+        "  bootstrap.servers: k:9092",
+        "  sasl.password: \"${file:" + secrets.path + ":kafka.password}\"",
+        "  sasl.username: \"${file:" + secrets.path + ":spaced key}\"",
+    }));
+    // The value is inserted verbatim, never expanded again.
+    BOOST_TEST(c.postgres.conninfo == "host=db password=s3cret ${env:HOME}");
+    BOOST_TEST(c.outbox.route_topic_replacement == "new.${routedByValue}");
+    BOOST_REQUIRE(c.kafka.properties.size() == 3u);
+    BOOST_TEST(c.kafka.properties[1].value == "k:pw");
+    BOOST_TEST(c.kafka.properties[2].value == "sp");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_or_key_names_the_line_the_file_and_the_key_but_no_value) {
+    const PropertiesFile secrets("password=hunter2-file-secret\n");
+    const std::string missing_key = error_of(minimal_with_postgres("  slot.name: \"${file:" + secrets.path + ":nope}\""));
+    BOOST_TEST(missing_key == "router.yaml:3: postgres.slot.name: ${file:" + secrets.path + ":nope}: " + secrets.path +
+                                  " has no key \"nope\"");
+    BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k",
+                              "  sasl.password: ${file:/nonexistent-outbox/secrets.properties:pw}"})) ==
+               "router.yaml:5: kafka.sasl.password: ${file:/nonexistent-outbox/secrets.properties:pw}: cannot read "
+               "/nonexistent-outbox/secrets.properties: No such file or directory");
+    const auto directory = std::filesystem::temp_directory_path().string();
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:" + directory + ":pw}\"")) ==
+               "router.yaml:3: postgres.slot.name: ${file:" + directory + ":pw}: " + directory + " is a directory");
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:" + secrets.path + "}\"")) ==
+               "router.yaml:3: postgres.slot.name: ${file:" + secrets.path +
+                   "} names no file and key; write ${file:/path/to/file.properties:key}");
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:" + secrets.path + ":password\"")) ==
+               "router.yaml:3: postgres.slot.name: unterminated ${file:...} reference");
+    // The file's other values appear in no message.
+    BOOST_TEST(missing_key.find("hunter2") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_keys_name_their_line) {
     BOOST_TEST(error_of(yaml({"postgres:", "  conninfo: x", "kafka:", "  bootstrap.servers: k", "sink: x"}), "name.yaml")
                    .starts_with("name.yaml:5: sink: unknown key (expected one of: postgres, outbox, kafka, shutdown.timeout.ms"));

@@ -1,8 +1,12 @@
 #define BOOST_TEST_MODULE config_import
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "outbox/config/config.hpp"
 #include "outbox/migration/config_import.hpp"
@@ -190,19 +194,41 @@ BOOST_AUTO_TEST_CASE(a_debezium_server_application_properties_imports_with_its_e
 BOOST_AUTO_TEST_CASE(secrets_from_config_providers_are_listed_without_their_values) {
     const auto imported = import_text(R"({
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "db", "database.password": "${file:/secrets/pg.properties:password}",
-        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"${file:/secrets/k:pw}\";",
+        "database.hostname": "db", "database.password": "${vault:secret/pg:password}",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"${vault:secret/k:pw}\";",
         "producer.override.ssl.truststore.password": "hunter2"
     })");
     BOOST_TEST(imported.yaml.find("database.password = ****") != std::string::npos);
     BOOST_TEST(imported.yaml.find("hunter2") == std::string::npos);
-    BOOST_TEST(imported.yaml.find("/secrets/") == std::string::npos);
+    BOOST_TEST(imported.yaml.find("vault:") == std::string::npos);
     const auto config = load(imported);
     BOOST_TEST(config.postgres.conninfo == "host=db");  // libpq reads PGPASSWORD or ~/.pgpass
     BOOST_TEST(keys_not_imported(imported) ==
                    (std::vector<std::string>{"extended.headers.enabled", "database.password",
                                              "producer sasl.jaas.config", "producer ssl.truststore.password",
                                              "bootstrap.servers"}),
+               boost::test_tools::per_element());
+}
+
+// FileConfigProvider's references carry over as written; the router reads the file at load.
+BOOST_AUTO_TEST_CASE(file_config_provider_references_are_kept_and_read_at_load) {
+    const std::string path = "/tmp/outbox-import-secrets-" + std::to_string(::getpid()) + ".properties";
+    std::ofstream(path) << "pg.password=pg secret 1\nkafka.password=kafka-secret-2\n";
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.password": "${file:)" + path + R"(:pg.password}",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"${file:)" + path + R"(:kafka.password}\";"
+    })");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    BOOST_TEST(imported.yaml.find("${file:" + path + ":pg.password}") != std::string::npos);
+    BOOST_TEST(imported.yaml.find("${file:" + path + ":kafka.password}") != std::string::npos);
+    BOOST_TEST(imported.yaml.find("pg secret 1") == std::string::npos);
+    BOOST_TEST(imported.yaml.find("kafka-secret-2") == std::string::npos);
+    const auto config = load(imported);
+    std::remove(path.c_str());
+    BOOST_TEST(config.postgres.conninfo == "host=db password='pg secret 1'");
+    BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-secret-2");
+    BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"extended.headers.enabled", "bootstrap.servers"}),
                boost::test_tools::per_element());
 }
 

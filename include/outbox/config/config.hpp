@@ -223,7 +223,8 @@ struct Config {
 };
 
 // Reads and validates a YAML config file. ${env:NAME} anywhere in a scalar value is replaced
-// from the environment (unset → ConfigError naming it); other ${...} are kept as written.
+// from the environment, ${file:PATH:KEY} from a properties file (references.hpp; unset or
+// missing → ConfigError naming it); other ${...} are kept as written.
 // Unknown keys, wrong types and bad values throw ConfigError whose message starts "file:line: ".
 Config load_config(const std::string& path);
 

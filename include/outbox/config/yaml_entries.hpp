@@ -1,7 +1,7 @@
 #pragma once
 
-// Reading the configuration's YAML: entries with their file:line, values with ${env:NAME}
-// expanded, and the typed readers every section uses. Section readers are in config.cpp.
+// Reading the configuration's YAML: entries with their file:line, values with ${env:NAME} and
+// ${file:PATH:KEY} expanded (references.hpp), and the typed readers every section uses. Section readers are in config.cpp.
 
 #include <yaml-cpp/yaml.h>
 
