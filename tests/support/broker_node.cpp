@@ -28,8 +28,20 @@ const std::map<std::string, std::string>& default_properties() {
         // Records may carry event timestamps years old; time-based retention would delete them
         // during a long test program.
         {"log.retention.ms", "-1"},
+        // A node killed and started again registers anew only once the controllers have fenced
+        // its old incarnation, and a killed node's partitions move only then: Kafka's 9 s session
+        // would be waited out at each such step of a test.
+        {"broker.heartbeat.interval.ms", "500"},
+        {"broker.session.timeout.ms", "4000"},
     };
     return defaults;
+}
+
+// A test broker's JVM lives for seconds to minutes and shares two cores with PostgreSQL and the
+// router: the client compiler alone starts it much sooner, and serves a test's load.
+const std::vector<std::string>& quick_start_jvm_options() {
+    static const std::vector<std::string> options = {"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"};
+    return options;
 }
 
 }  // namespace
@@ -100,7 +112,9 @@ void BrokerNode::write_properties() const {
 }
 
 void BrokerNode::format_storage() const {
-    std::string command = shell_quote(java_binary()) + " -Xmx128m -cp " + shell_quote(spec_.runtime_libs + "/*") +
+    std::string command = shell_quote(java_binary()) + " -Xmx128m";
+    for (const auto& option : quick_start_jvm_options()) command += " " + option;
+    command += " -cp " + shell_quote(spec_.runtime_libs + "/*") +
                           " kafka.tools.StorageTool format --ignore-formatted -t " + shell_quote(spec_.cluster_id) +
                           " -c " + shell_quote(spec_.dir + "/server.properties");
     for (const auto& [name, password] : spec_.sasl_users)
@@ -113,10 +127,12 @@ void BrokerNode::format_storage() const {
 
 void BrokerNode::start() {
     if (process_.running()) throw std::logic_error("Kafka node " + std::to_string(spec_.node_id) + " is already running");
-    process_.start({"-Xms192m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-                    "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties", "-Dkafka.logs.dir=" + spec_.dir,
-                    "-cp", spec_.runtime_libs + "/*", "kafka.Kafka", spec_.dir + "/server.properties"},
-                   spec_.dir + "/jvm.out");
+    std::vector<std::string> arguments = {"-Xms192m", "-Xmx384m"};
+    arguments.insert(arguments.end(), quick_start_jvm_options().begin(), quick_start_jvm_options().end());
+    arguments.insert(arguments.end(), {"-Djava.awt.headless=true", "-Dlog4j2.configurationFile=" + spec_.dir + "/log4j2.properties",
+                                       "-Dkafka.logs.dir=" + spec_.dir, "-cp", spec_.runtime_libs + "/*", "kafka.Kafka",
+                                       spec_.dir + "/server.properties"});
+    process_.start(arguments, spec_.dir + "/jvm.out");
 }
 
 std::string BrokerNode::tls_address(const std::string& name) const {
