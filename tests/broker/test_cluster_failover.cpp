@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(losing_the_leader_then_the_quorum_loses_nothing_and_bounds_
     RouterProcess router(work_dir(), router_config(db, "", "max.inflight.messages: 2000\n",
                                                    "outbox:\n  route.topic.replacement: " + topic + "\n"));
     BOOST_REQUIRE(router.wait_streaming());
-    constexpr int kTransactions = 2400, kRows = 25;
+    constexpr int kTransactions = 1600, kRows = 25;
     std::atomic<bool> writing = true;
     std::thread writer([&] {
         Sql sql(postgres().conninfo(db));
