@@ -74,7 +74,10 @@ BOOST_AUTO_TEST_CASE(broker_killed_and_restarted_on_its_data_loses_nothing) {
 BOOST_AUTO_TEST_CASE(an_event_for_a_missing_topic_is_a_clear_error_and_nothing_is_confirmed) {
     const auto db = create_outbox_database("notopic");
     Sql sql(postgres().conninfo(db));
-    RouterProcess router(work_dir(), router_config(db, "", "", topic_config("notopic.events")));
+    // librdkafka takes a topic the cluster does not know for missing only after
+    // topic.metadata.propagation.max.ms (30 s by default), in case it was just created.
+    RouterProcess router(work_dir(), router_config(db, "", "  topic.metadata.propagation.max.ms: 3000\n",
+                                                   topic_config("notopic.events")));
     BOOST_REQUIRE(router.wait_streaming());
     const auto before = confirmed_flush_lsn(db, db);
     sql.exec(outbox_rows_sql(0, 3, 3));
