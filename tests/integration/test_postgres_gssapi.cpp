@@ -25,6 +25,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// libpq names the service postgres/<host>: the host name, with the address given apart.
+std::string gss_conninfo(const std::string& database) {
+    return "host=localhost hostaddr=127.0.0.1 port=" + std::to_string(postgres().port()) + " dbname=" + database +
+           " user=postgres gssencmode=require";
+}
+
 // The realm, the server's keytab, a ticket for the client principal "postgres" (the role it maps
 // to with include_realm=0), and pg_hba.conf: GSSAPI-encrypted connections authenticate by
 // Kerberos, TLS ones (the test's own set-up) are trusted, nothing else gets in.
@@ -34,10 +40,21 @@ struct Kerberos {
         setenv("PGGSSENCMODE", "disable", 1);
         const std::string server_keytab = kdc.add_principal("postgres/localhost");
         kdc.log_in("postgres", kdc.add_principal("postgres"));
-        postgres().set("krb_server_keyfile", server_keytab);
+        // pg_hba.conf first: set_hba reloads over plain TCP, which a reload still pending from
+        // set() could already have refused.
         postgres().set_hba("local all all trust\n"
                            "hostgssenc all postgres 127.0.0.1/32 gss include_realm=0 krb_realm=" + kdc.realm() + "\n" +
                            "hostssl all all 127.0.0.1/32 trust\n");
+        postgres().set("krb_server_keyfile", server_keytab);
+        // The reload is asynchronous: the keytab is in use once a GSSAPI session gets in.
+        BOOST_REQUIRE(wait_until([] {
+            try {
+                Sql probe(gss_conninfo("postgres"));
+                return true;
+            } catch (const std::exception&) {
+                return false;
+            }
+        }, 10s));
         instance = this;
     }
     ~Kerberos() { instance = nullptr; }
@@ -46,12 +63,6 @@ struct Kerberos {
     static inline Kerberos* instance = nullptr;
 };
 BOOST_TEST_GLOBAL_FIXTURE(Kerberos);
-
-// libpq names the service postgres/<host>: the host name, with the address given apart.
-std::string gss_conninfo(const std::string& database) {
-    return "host=localhost hostaddr=127.0.0.1 port=" + std::to_string(postgres().port()) + " dbname=" + database +
-           " user=postgres gssencmode=require";
-}
 
 struct Source {
     std::string db;
