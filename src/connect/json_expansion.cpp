@@ -176,7 +176,7 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
         write_json(out, document);
         return std::nullopt;
     };
-    const bool shape_freely = schema == nullptr;
+    const bool shape_freely = free_shapes && schema == nullptr;
     if (document.is_array()) {
         if (!shape_freely)
             return std::string("it is a JSON array, and Debezium expands only objects (its task fails on an array)");

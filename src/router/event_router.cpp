@@ -85,7 +85,7 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
       run_id_(std::move(run_id)),
       topics_(settings.route_topic_regex, settings.route_topic_replacement, settings.route_topic_regex_location,
               settings.route_topic_replacement_location),
-      expansion_{settings.json_null_behavior, settings.json_empty_array_behavior},
+      expansion_{settings.json_null_behavior, settings.json_empty_array_behavior, !format.value_struct_text},
       header_scratch_(settings.additional_fields.size()),
       context_values_{header_string(format.topic_prefix), header_string("0"), header_string("postgresql"),
                       header_string(run_id_)} {
@@ -133,7 +133,7 @@ std::int64_t EventRouter::event_timestamp(const Row& row) const {
 
 bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
     // JsonConverter with schemas writes the schema Debezium infers; where it infers none (or its
-    // record fails) the payload is kept as it was.
+    // record fails) the payload is kept as it was, and so under StringConverter (expansion_).
     if (format_.value_schemas) expanded_schema_.emplace();
     else expanded_schema_.reset();
     const auto why = row.table.payload.type == ValueType::bytea

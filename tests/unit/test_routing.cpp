@@ -562,4 +562,11 @@ BOOST_AUTO_TEST_CASE(an_explicit_string_converter_writes_structures_as_connect_s
     auto plain = order_row();
     plain.back() = text(payload);
     BOOST_TEST(expanded.route(plain).value.value() == "Struct{a=1,b=[1, 2],c=Struct{d=e},f=1.5}");
+    // What Debezium infers no schema for (an array mixing types) it keeps as the column's text, and
+    // so does the router under StringConverter; JSON without schemas expands it.
+    const std::string mixed = R"({"a": [1, "two", true], "b": [{"x": 1}, {"x": "s"}]})";
+    plain.back() = text(mixed);
+    BOOST_TEST(expanded.route(plain).value.value() == mixed);
+    TableFixture expanded_json(debezium_columns(), expand);
+    BOOST_TEST(expanded_json.route(plain).value.value() == R"({"a":[1,"two",true],"b":[{"x":1},{"x":"s"}]})");
 }
