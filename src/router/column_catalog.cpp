@@ -105,6 +105,11 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
         if (*optional) describe(**optional);
     for (auto& additional : table.additional)
         if (additional) describe(*additional);
+    // The key struct's field schemas carry their defaults too (a key column is never optional).
+    for (auto& key : table.key_columns)
+        for (const auto& entry : catalog)
+            if (entry.name == key.name && entry.default_expression)
+                key.default_json = default_json(key.type, *entry.default_expression, values);
 }
 
 }  // namespace outbox::router

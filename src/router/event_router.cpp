@@ -431,8 +431,8 @@ OutboxRecord EventRouter::route_key_change(const OutboxTable& table, pgoutput::T
 
 // Debezium's record key (a Struct of the key columns) as header.converter writes it:
 // SimpleHeaderConverter as Kafka's Values text ({"id":"..."}: strings quoted, escaping only the
-// quote and the backslash, bytes as quoted Base64), JsonConverter as JSON, with schemas the key's struct schema
-// named <topic.prefix>.<schema>.<table>.Key.
+// quote and the backslash, bytes as quoted Base64, numbers and dates bare), JsonConverter as JSON,
+// with schemas the key's struct schema (defaults included) named <topic.prefix>.<schema>.<table>.Key.
 std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const {
     const bool json = format_.header == config::Converter::json;
     std::string payload = "{";
@@ -450,7 +450,10 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             std::string as_json, scratch;
             values_.append_json(as_json, column.type, value.data);
             const auto text = values_.header_text(column.type, value.data, scratch);
-            if (as_json.empty() || as_json[0] != '"') {
+            // Values quotes Strings and bytes only: a precise decimal is a BigDecimal, a Number.
+            const bool big_decimal = column.type.kind == ValueType::numeric && column.type.numeric_has_scale() &&
+                                     format_.modes.decimal == config::DecimalHandlingMode::precise;
+            if (as_json.empty() || as_json[0] != '"' || big_decimal) {
                 payload += text;
             } else {
                 payload += '"';
@@ -462,7 +465,7 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             }
         }
         if (!fields.empty()) fields += ',';
-        append_connect_schema(fields, column.type, format_.modes, false, std::nullopt);
+        append_connect_schema(fields, column.type, format_.modes, false, column.default_json);
         fields.pop_back();
         fields += ",\"field\":";
         append_json_string(fields, column.name);

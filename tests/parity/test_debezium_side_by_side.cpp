@@ -452,6 +452,49 @@ const std::vector<Case>& cases() {
          {"INSERT INTO pk_update_schemas.outbox VALUES ('a\"1', 'x', 'k1', '{}')",
           "UPDATE pk_update_schemas.outbox SET id = 'a2'"},
          {{"sbs.pk_update_schemas", 2}}},
+        // Keys that are not text, and composite keys, in __debezium.oldkey under each header
+        // converter: SimpleHeaderConverter (Kafka's Values text of the key struct), JSON, and
+        // JSON with the key struct's schema; and in each connector's column modes.
+        {"pk_bigint", "id bigint PRIMARY KEY, aggregatetype text, aggregateid text, payload jsonb",
+         {{"route.topic.replacement", "sbs.pk_bigint"}},
+         Connector::json,
+         {"INSERT INTO pk_bigint.outbox VALUES (9000000000, 'x', 'k1', '{}')",
+          "UPDATE pk_bigint.outbox SET id = -7"},
+         {{"sbs.pk_bigint", 2}}},
+        {"pk_composite_string", "id uuid, seq integer, at timestamptz, amount numeric(10, 2), day date, blob bytea, "
+                                "aggregatetype text, aggregateid text, payload jsonb, "
+                                "PRIMARY KEY (id, seq, at, amount, day, blob)",
+         {{"route.topic.replacement", "sbs.pk_composite_string"}},
+         Connector::string,
+         {"INSERT INTO pk_composite_string.outbox VALUES ('4d47e190-0402-4048-bc2c-89dd54343cdc', 3, "
+          "'2024-01-02 03:04:05.5+00', 12.50, '2024-01-02', '\\x00ff', 'x', 'k1', '{}')",
+          "UPDATE pk_composite_string.outbox SET id = '5e58f2a1-0402-4048-bc2c-89dd54343cdc'"},
+         {{"sbs.pk_composite_string", 2}}},
+        {"pk_composite_modes", "id bigint, at timestamp, amount numeric(10, 2), blob bytea, aggregatetype text, "
+                               "aggregateid text, payload jsonb, PRIMARY KEY (id, at, amount, blob)",
+         {{"route.topic.replacement", "sbs.pk_composite_modes"}},
+         Connector::string_modes,
+         {"INSERT INTO pk_composite_modes.outbox VALUES (1, '2024-01-02 03:04:05.123456', 12.50, '\\x00ff', 'x', "
+          "'k1', '{}')",
+          "UPDATE pk_composite_modes.outbox SET id = 2"},
+         {{"sbs.pk_composite_modes", 2}}},
+        {"pk_composite_json", "id uuid, seq bigint, at timestamptz, amount numeric(10, 2), aggregatetype text, "
+                              "aggregateid text, payload jsonb, PRIMARY KEY (id, seq, at, amount)",
+         {{"route.topic.replacement", "sbs.pk_composite_json"}},
+         Connector::json_modes,
+         {"INSERT INTO pk_composite_json.outbox VALUES ('4d47e190-0402-4048-bc2c-89dd54343cdc', 9000000000, "
+          "'2024-01-02 03:04:05.5+00', 12.50, 'x', 'k1', '{}')",
+          "UPDATE pk_composite_json.outbox SET id = '5e58f2a1-0402-4048-bc2c-89dd54343cdc'"},
+         {{"sbs.pk_composite_json", 2}}},
+        {"pk_composite_schemas", "id uuid DEFAULT gen_random_uuid(), seq bigint DEFAULT 42, at timestamptz, "
+                                 "amount numeric(10, 2), aggregatetype text, aggregateid text, payload jsonb, "
+                                 "PRIMARY KEY (id, seq, at, amount)",
+         {{"route.topic.replacement", "sbs.pk_composite_schemas"}},
+         Connector::json_schemas,
+         {"INSERT INTO pk_composite_schemas.outbox VALUES ('4d47e190-0402-4048-bc2c-89dd54343cdc', 9000000000, "
+          "'2024-01-02 03:04:05.5+00', 12.50, 'x', 'k1', '{}')",
+          "UPDATE pk_composite_schemas.outbox SET id = '5e58f2a1-0402-4048-bc2c-89dd54343cdc'"},
+         {{"sbs.pk_composite_schemas", 2}}},
         // decimal.handling.mode double past a double's range: BigDecimal.doubleValue().
         {"double_range", kBase + ", n numeric",
          {{"table.fields.additional.placement", "n:header"}, {"route.topic.replacement", "sbs.double_range"}},

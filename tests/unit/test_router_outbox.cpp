@@ -311,3 +311,42 @@ BOOST_AUTO_TEST_CASE(a_primary_key_change_routes_the_new_row_with_the_old_key_fi
                R"("payload":{"id":"4d47e190-0402-4048-bc2c-89dd54343cdc"}})");
     BOOST_TEST(record.headers[1].name == "__debezium.context.connectorLogicalName");
 }
+
+// A composite key of other types: in Kafka's Values text a precise decimal is a bare number (a
+// BigDecimal), as are integers; with schemas each key field's schema carries its column's default.
+BOOST_AUTO_TEST_CASE(a_composite_key_change_writes_each_key_column_as_debezium_types_it) {
+    auto columns = debezium_columns();
+    columns[0].flags = 1;
+    columns.push_back({1, "seq", pg_oid::kInt8, -1});
+    columns.push_back({1, "amount", pg_oid::kNumeric, ((10 << 16) | 2) + 4});
+    const pgoutput::Relation relation{1, "public", "outbox", 'd', columns};
+    const pgoutput::ColumnValue old_key[] = {text("4d47e190-0402-4048-bc2c-89dd54343cdc"), null(), null(), null(), null(),
+                                             text("9000000000"), text("12.50")};
+    const pgoutput::ColumnValue new_row[] = {text("5e58f2a1-0402-4048-bc2c-89dd54343cdc"), text("Order"), text("k-1"),
+                                             text("Created"), text("{}"), text("9000000000"), text("12.50")};
+    const pgoutput::Update change{1, 'K', old_key, new_row};
+    {
+        const auto plain = config_with("");
+        OutboxRouter router(plain);
+        const auto table = router.bind(relation);
+        BOOST_TEST(router.changes_key(*table, change));
+        BOOST_TEST(router.route_key_change(*table, change, kTxn).headers[0].value.value() ==
+                   R"({"id":"4d47e190-0402-4048-bc2c-89dd54343cdc","seq":9000000000,"amount":12.50})");
+    }
+    const auto config = config::parse_config(
+        "postgres:\n  conninfo: dbname=app\nkafka: {bootstrap.servers: \"k:9092\"}\ntopic.prefix: dbz\n"
+        "header.converter: org.apache.kafka.connect.json.JsonConverter\nheader.converter.schemas.enable: true\n",
+        "router.yaml");
+    OutboxRouter router(config);
+    router.set_catalog([](std::uint32_t, const config::TableName&) {
+        return std::vector<CatalogColumn>{{"id", true, "gen_random_uuid()"}, {"seq", true, "42"}, {"amount", true, {}}};
+    });
+    BOOST_TEST(router.route_key_change(*router.bind(relation), change, kTxn).headers[0].value.value() ==
+               R"({"schema":{"type":"struct","fields":[{"type":"string","optional":false,"name":"io.debezium.data.Uuid",)"
+               R"("version":1,"default":"00000000-0000-0000-0000-000000000000","field":"id"},)"
+               R"({"type":"int64","optional":false,"default":42,"field":"seq"},)"
+               R"({"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,)"
+               R"("parameters":{"scale":"2","connect.decimal.precision":"10"},"field":"amount"}],"optional":false,)"
+               R"("name":"dbz.public.outbox.Key"},"payload":{"id":"4d47e190-0402-4048-bc2c-89dd54343cdc",)"
+               R"("seq":9000000000,"amount":"BOI="}})");
+}

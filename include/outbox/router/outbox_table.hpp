@@ -54,6 +54,7 @@ struct OutboxTable {
         std::string name;
         std::size_t index = 0;
         ColumnType type;
+        std::optional<std::string> default_json = std::nullopt;  // as BoundColumn's, for the key's schema
     };
     std::vector<KeyColumn> key_columns;
 
