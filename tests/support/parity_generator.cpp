@@ -1,5 +1,6 @@
 #include "parity_generator.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
@@ -280,6 +281,15 @@ std::string FuzzConnector::describe() const {
            (context_headers ? ", context headers" : "");
 }
 
+bool FuzzCase::expands() const {
+    return std::any_of(options.begin(), options.end(), [](const auto& o) { return o.first == "table.expand.json.payload"; });
+}
+
+bool FuzzCase::keeps_nulls() const {
+    return std::any_of(options.begin(), options.end(),
+                       [](const auto& o) { return o.first == "table.json.payload.null.behavior"; });
+}
+
 std::string FuzzCase::describe() const {
     std::string text = "seed " + std::to_string(seed) + " (" + columns + ")";
     for (const auto& [option, value] : options) text += " " + option + "=" + value;
@@ -331,10 +341,19 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         extras.push_back({"c" + std::to_string(i), &type, chance(rng, 0.3)});
     }
     const bool shard = chance(rng, 0.25);
-    fc.columns = std::string("id ") + (uuid_id ? "uuid" : "text") + (pk_updates ? " PRIMARY KEY" : " NOT NULL") +
+    // The key a primary-key UPDATE changes (its old value the __debezium.oldkey header), drawn
+    // apart so that the other draws stay as they were: the id (text or uuid as above, or bigint),
+    // or the id with a second column of any type.
+    Rng key_rng(static_cast<std::uint64_t>(seed) * 7877 + 11);
+    const int key_shape = pk_updates ? uniform(key_rng, 0, 2) : 0;
+    const bool bigint_id = key_shape == 1 && !uuid_id;
+    const ColumnType* second_key = key_shape == 2 ? &pick(key_rng, column_types()) : nullptr;
+    fc.columns = std::string("id ") + (uuid_id ? "uuid" : bigint_id ? "bigint" : "text") +
+                 (pk_updates && !second_key ? " PRIMARY KEY" : " NOT NULL") +
                  ", aggregatetype text NOT NULL, aggregateid text NOT NULL, payload " + (jsonb_payload ? "jsonb" : "text");
     for (const auto& e : extras) fc.columns += ", " + e.name + " " + e.type->sql + (e.not_null ? " NOT NULL" : "");
     if (shard) fc.columns += ", shard integer";
+    if (second_key) fc.columns += ", kc " + second_key->sql + " NOT NULL, PRIMARY KEY (id, kc)";
 
     fc.options.push_back({"route.topic.replacement", fc.topic});
     std::string placements;
@@ -362,7 +381,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     std::vector<std::string> ids;
     std::string statement;
     for (int r = 0; r < rows; ++r) {
-        const std::string id = uuid_id ? random_uuid(rng) : "r" + std::to_string(seed) + "_" + std::to_string(r);
+        std::string id = uuid_id ? random_uuid(rng) : "r" + std::to_string(seed) + "_" + std::to_string(r);
+        if (bigint_id) id = std::to_string(static_cast<std::int64_t>(seed) * 1000 + r);
         ids.push_back(id);
         std::string payload;
         if (tombstones && chance(rng, 0.2)) {
@@ -384,6 +404,7 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
         for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
+        if (second_key) values += ", " + second_key->literal(key_rng, connector);
         statement += (statement.empty() ? "INSERT INTO " + fc.schema + ".outbox VALUES " : ", ") + std::string("(") + values + ")";
         ++fc.records;
         if (chance(rng, 0.5) || r + 1 == rows) {
@@ -393,7 +414,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     }
     if (pk_updates) {
         // Move one row to a new key: Debezium's delete is dropped, its create routed.
-        const std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);
+        std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);
+        if (bigint_id) new_id = std::to_string(-static_cast<std::int64_t>(seed));
         fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET id = " + quoted(new_id) + " WHERE id = " +
                                 quoted(ids.front()));
         ++fc.records;

@@ -35,12 +35,15 @@ struct FuzzCase {
     std::vector<std::string> statements;  // each its own transaction
     std::size_t records = 0;  // records the router writes: one per inserted row (or key change)
     std::string topic;  // fz.<seed>
+    bool expands() const;     // table.expand.json.payload
+    bool keeps_nulls() const;  // table.json.payload.null.behavior optional_bytes
     std::string describe() const;
 };
 
 FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
-// `rows` INSERTs (some as primary-key UPDATEs) into a table whose columns, options and values
-// fit `connector` (values Debezium cannot represent in its modes are left out).
+// `rows` INSERTs (and maybe a primary-key UPDATE, of a text, uuid, bigint or composite key) into a
+// table whose columns, options and values fit `connector` (values Debezium cannot represent in
+// its modes are left out).
 FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows);
 
 }  // namespace outbox::test
