@@ -178,12 +178,17 @@ int run_checks(const outbox::config::Config& config) {
         producer.serve(0);  // runs the error callback, which records refused credentials
         if (!error.empty() && !producer.authentication_failure_after_probe().empty()) {
             error = producer.authentication_failure();
+        } else if (!error.empty() && !producer.refusal_blocking_delivery().empty()) {
+            error = producer.refusal_blocking_delivery();
         } else if (!error.empty()) {
             // librdkafka says only "Broker transport failure": name what stops the connection.
             auto unreachable = outbox::kafka::unreachable_bootstrap_brokers(producer.bootstrap_servers(), std::chrono::seconds(3));
             if (!unreachable.empty()) error = std::move(unreachable);
         }
         report(error.empty(), error.empty() ? "kafka: cluster metadata reachable" : "kafka: cannot read cluster metadata: " + error);
+        if (error.empty() && !producer.refusal_blocking_delivery().empty())
+            std::cout << "WARN  " << masked(producer.refusal_blocking_delivery(), config)
+                      << " (records for the partitions it leads cannot be delivered)" << std::endl;
     } catch (const std::exception& e) {
         report(false, e.what());
     }

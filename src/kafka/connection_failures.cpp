@@ -1,5 +1,8 @@
 #include "outbox/kafka/connection_failures.hpp"
 
+#include "outbox/kafka/broker_address.hpp"
+#include "outbox/util/log.hpp"
+
 #include <openssl/x509_vfy.h>
 
 #include <algorithm>
@@ -12,6 +15,13 @@ namespace {
 // librdkafka before 2.6.1 repeats the client nonce in SCRAM's final message; Kafka 4.0 and later
 // check the nonce strictly, as RFC 5802 asks, and refuse every such login (librdkafka#4895).
 constexpr int kFirstVersionWithKafka4Scram = 0x020601ff;
+
+// host:port of librdkafka's broker name ("ssl://host:port/1", "ssl://host:port/bootstrap"): the
+// bootstrap entry and the broker it turns out to be are one listener.
+std::string address_of(std::string_view broker) {
+    if (const auto scheme = broker.find("://"); scheme != std::string_view::npos) broker.remove_prefix(scheme + 3);
+    return std::string(broker.substr(0, broker.rfind('/')));
+}
 
 std::string lower(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -69,12 +79,20 @@ const std::string& ConnectionFailures::definite_after_probe() {
     return definite();
 }
 
-bool ConnectionFailures::certificate_checked(const char* broker, int x509_error, char* errstr,
+bool ConnectionFailures::certificate_checked(const char* broker, int x509_error, int depth, char* errstr,
                                              std::size_t errstr_size) {
-    if (x509_error == X509_V_OK) return true;
+    if (x509_error == X509_V_OK) {
+        if (depth == 0) {
+            const std::lock_guard lock(certificate_mutex_);
+            verified_addresses_.insert(address_of(broker));
+        }
+        return true;
+    }
     const std::string verdict = X509_verify_cert_error_string(x509_error);
     std::snprintf(errstr, errstr_size, "%s", verdict.c_str());
     const std::lock_guard lock(certificate_mutex_);
+    certificate_failure_address_ = address_of(broker);
+    failed_addresses_.insert(certificate_failure_address_);
     certificate_failure_ = std::string("the certificate of broker ") + broker + " failed verification: " +
                            certificate_problem(x509_error) + " (OpenSSL: " + verdict + ")";
     return false;
@@ -96,7 +114,23 @@ void ConnectionFailures::error_reported(rd_kafka_resp_err_t error, const char* r
         // verification the callback has said why; nothing but new certificates or settings helps.
         const std::lock_guard lock(certificate_mutex_);
         if (!certificate_failure_.empty()) {
-            definite_ = "kafka: TLS: " + certificate_failure_;
+            const std::string failure = "kafka: TLS: " + certificate_failure_;
+            const bool others_serve =
+                std::any_of(verified_addresses_.begin(), verified_addresses_.end(),
+                            [&](const std::string& address) { return address != certificate_failure_address_; });
+            const auto bootstrap = bootstrap_entries(bootstrap_servers_);
+            const bool every_bootstrap_failed = std::all_of(bootstrap.begin(), bootstrap.end(), [&](const std::string& entry) {
+                const auto address = parse_broker_address(entry);
+                return address && failed_addresses_.count(address->host + ":" + address->port) > 0;
+            });
+            if (!others_serve && every_bootstrap_failed) {
+                definite_ = failure;
+            } else if (partial_ != failure) {
+                partial_ = failure;
+                log::warn(partial_ + "; the router goes on through the other brokers: records for the partitions "
+                                     "this broker leads wait, and stop the router when they time out "
+                                     "(message.timeout.ms)");
+            }
             return;
         }
     }

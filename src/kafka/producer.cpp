@@ -277,9 +277,9 @@ void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque
     static_cast<Producer*>(opaque)->connection_failures_.error_reported(static_cast<rd_kafka_resp_err_t>(error), reason);
 }
 
-int Producer::on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
+int Producer::on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int depth, const char*, size_t,
                              char* errstr, size_t errstr_size, void* opaque) {
-    return static_cast<Producer*>(opaque)->connection_failures_.certificate_checked(broker, *x509_error, errstr,
+    return static_cast<Producer*>(opaque)->connection_failures_.certificate_checked(broker, *x509_error, depth, errstr,
                                                                                    errstr_size) ? 1 : 0;
 }
 

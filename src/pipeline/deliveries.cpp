@@ -346,7 +346,13 @@ void Deliveries::check_health() const {
                                 transactions_->transactional_id() + "\" took over the slot's work (" + fatal + ")");
         throw ProducerFailed("kafka: fatal producer error: " + fatal);
     }
-    if (!producer_failure_.empty()) throw ProducerFailed(producer_failure_);
+    if (!producer_failure_.empty()) {
+        // A broker that refuses TLS while the others serve holds back the partitions it leads:
+        // a failed delivery is what it costs, and replacing the producer cannot change it.
+        if (const auto& refused = producer_->refusal_blocking_delivery(); !refused.empty())
+            throw DefiniteError(refused + "; " + producer_failure_);
+        throw ProducerFailed(producer_failure_);
+    }
     if (!delivery_failure_.empty())
         throw DefiniteError(delivery_failure_ + "; confirmed up to " + format_lsn(tracker_.confirmed_lsn()) +
                             " and nothing past it");

@@ -82,7 +82,8 @@ BrokerCluster::BrokerCluster(BrokerClusterOptions options) : base_dir_(make_temp
         spec.port = free_loopback_port();
         spec.controller_port = free_loopback_port();
         if (options.sasl) spec.sasl_port = free_loopback_port();
-        spec.tls_listeners = options.tls_listeners;
+        const auto own = options.node_tls_listeners.find(spec.node_id);
+        spec.tls_listeners = own != options.node_tls_listeners.end() ? own->second : options.tls_listeners;
         for (auto& tls : spec.tls_listeners) tls.port = free_loopback_port();
         spec.dir = base_dir_ + "/node-" + std::to_string(spec.node_id);
         voters += (voters.empty() ? "" : ",") + std::to_string(spec.node_id) + "@127.0.0.1:" +

@@ -15,6 +15,9 @@ struct BrokerClusterOptions {
     bool sasl = false;  // adds a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-512) and the user below
     // TLS listeners on every node (ports are chosen here); a SASL_SSL one knows the user below.
     std::vector<TlsListenerSpec> tls_listeners;
+    // The TLS listeners of the nodes named (node id), in place of tls_listeners: e.g. one node
+    // presenting another certificate. Keep the listeners' names the same on every node.
+    std::map<int, std::vector<TlsListenerSpec>> node_tls_listeners;
     std::map<std::string, std::string> properties;  // server.properties of every node
     std::string runtime_libs;  // the broker's jars; empty for kafka_runtime_libs() (Kafka 4.x)
 };

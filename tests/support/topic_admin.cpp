@@ -51,9 +51,11 @@ std::vector<int> leaders(rd_kafka_t* client, const std::string& topic) {
 
 }  // namespace
 
-void create_topic(const std::string& bootstrap_servers, const std::string& topic, int partitions,
-                  int replication_factor, const std::map<std::string, std::string>& configs,
-                  std::chrono::milliseconds timeout) {
+namespace {
+
+void create_topic_as(const std::string& bootstrap_servers, const std::string& topic, int partitions,
+                     int replication_factor, const std::map<std::string, std::string>& configs,
+                     const std::vector<int>& leaders_by_partition, std::chrono::milliseconds timeout) {
     auto client = admin_client(bootstrap_servers);
     char error[512];
     std::unique_ptr<rd_kafka_NewTopic_t, NewTopicDeleter> new_topic(
@@ -61,6 +63,12 @@ void create_topic(const std::string& bootstrap_servers, const std::string& topic
     if (!new_topic) throw std::runtime_error(error);
     for (const auto& [name, value] : configs)
         rd_kafka_NewTopic_set_config(new_topic.get(), name.c_str(), value.c_str());
+    for (std::size_t partition = 0; partition < leaders_by_partition.size(); ++partition) {
+        std::int32_t broker = leaders_by_partition[partition];
+        if (rd_kafka_NewTopic_set_replica_assignment(new_topic.get(), static_cast<std::int32_t>(partition), &broker, 1,
+                                                     error, sizeof error) != RD_KAFKA_RESP_ERR_NO_ERROR)
+            throw std::runtime_error(error);
+    }
     kafka::QueuePtr queue(rd_kafka_queue_new(client.get()));
     rd_kafka_NewTopic_t* topics[] = {new_topic.get()};
     rd_kafka_CreateTopics(client.get(), topics, 1, nullptr, queue.get());
@@ -83,6 +91,20 @@ void create_topic(const std::string& bootstrap_servers, const std::string& topic
             throw std::runtime_error("topic " + topic + " has no leaders in time");
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+}
+
+}  // namespace
+
+void create_topic(const std::string& bootstrap_servers, const std::string& topic, int partitions,
+                  int replication_factor, const std::map<std::string, std::string>& configs,
+                  std::chrono::milliseconds timeout) {
+    create_topic_as(bootstrap_servers, topic, partitions, replication_factor, configs, {}, timeout);
+}
+
+void create_topic_led_by(const std::string& bootstrap_servers, const std::string& topic,
+                         const std::vector<int>& leaders_by_partition) {
+    create_topic_as(bootstrap_servers, topic, static_cast<int>(leaders_by_partition.size()), -1, {},
+                    leaders_by_partition, std::chrono::seconds(60));
 }
 
 int partition_leader(const std::string& bootstrap_servers, const std::string& topic, int partition,

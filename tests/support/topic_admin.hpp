@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace outbox::test {
 
@@ -11,6 +12,11 @@ namespace outbox::test {
 void create_topic(const std::string& bootstrap_servers, const std::string& topic, int partitions,
                   int replication_factor, const std::map<std::string, std::string>& configs = {},
                   std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// Creates `topic` with one partition per entry of `leaders_by_partition`, each with a single
+// replica on that node id, and waits until they have leaders.
+void create_topic_led_by(const std::string& bootstrap_servers, const std::string& topic,
+                         const std::vector<int>& leaders_by_partition);
 
 // The node id leading `partition` of `topic` (-1 when unknown within `timeout`).
 int partition_leader(const std::string& bootstrap_servers, const std::string& topic, int partition,

@@ -21,10 +21,12 @@ outbox::config::KafkaSettings settings(std::vector<std::pair<std::string, std::s
 
 // Nothing listens on port 1 of the loopback: a probe gets no answer at once.
 const auto kTls = settings({{"bootstrap.servers", "127.0.0.1:1"}, {"security.protocol", "SSL"}});
+// The only bootstrap server is the broker whose certificate check() fails.
+const auto kTlsBroker1 = settings({{"bootstrap.servers", "broker-1:9093"}, {"security.protocol", "SSL"}});
 
 bool check(ConnectionFailures& failures, int x509_error) {
     char errstr[256] = "";
-    return failures.certificate_checked("ssl://broker-1:9093/1", x509_error, errstr, sizeof errstr);
+    return failures.certificate_checked("ssl://broker-1:9093/1", x509_error, 0, errstr, sizeof errstr);
 }
 
 }  // namespace
@@ -52,7 +54,7 @@ BOOST_AUTO_TEST_CASE(a_failed_certificate_is_definite_once_the_handshake_fails_a
         {X509_V_ERR_CERT_NOT_YET_VALID, "it is not valid yet"},
     };
     for (const auto& [code, words] : cases) {
-        ConnectionFailures failures(kTls, "");
+        ConnectionFailures failures(kTlsBroker1, "");
         check(failures, code);
         failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
         BOOST_TEST(failures.definite().starts_with("kafka: TLS: the certificate of broker ssl://broker-1:9093/1"));
@@ -80,4 +82,37 @@ BOOST_AUTO_TEST_CASE(unchecked_certificates_are_not_watched) {
     ConnectionFailures failures(
         settings({{"security.protocol", "ssl"}, {"enable.ssl.certificate.verification", "false"}}), "127.0.0.1:1");
     BOOST_TEST(!failures.verifies_certificates());
+}
+
+// One broker of several fails verification: while another serves, or a bootstrap server has not
+// failed, only a failed delivery makes it definite (the pipeline's part). The bootstrap entry of
+// a listener and the broker it turns out to be are one broker.
+BOOST_AUTO_TEST_CASE(a_failed_certificate_while_other_brokers_may_serve_is_kept_apart) {
+    char errstr[256] = "";
+    ConnectionFailures alone(kTlsBroker1, "");
+    BOOST_TEST(alone.certificate_checked("ssl://broker-2:9093/2", X509_V_OK, 1, errstr, sizeof errstr));
+    BOOST_TEST(alone.certificate_checked("ssl://broker-1:9093/bootstrap", X509_V_OK, 0, errstr, sizeof errstr));
+    BOOST_TEST(!check(alone, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY));
+    alone.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    // broker-2 was verified only at depth 1 (its CA), and broker-1's bootstrap entry is broker-1.
+    BOOST_TEST(alone.definite().starts_with("kafka: TLS: the certificate of broker ssl://broker-1:9093/1"));
+    BOOST_TEST(alone.partial().empty());
+
+    ConnectionFailures others_serve(kTlsBroker1, "");
+    BOOST_TEST(others_serve.certificate_checked("ssl://broker-2:9093/2", X509_V_OK, 0, errstr, sizeof errstr));
+    BOOST_TEST(!check(others_serve, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY));
+    others_serve.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    BOOST_TEST(others_serve.definite().empty());
+    BOOST_TEST(others_serve.partial().starts_with("kafka: TLS: the certificate of broker ssl://broker-1:9093/1"),
+               others_serve.partial());
+
+    // Three bootstrap servers: definite once each has failed, not before.
+    ConnectionFailures three(settings({{"bootstrap.servers", "broker-1:9093, broker-2:9093,broker-3:9093"},
+                                       {"security.protocol", "SSL"}}), "");
+    for (const char* broker : {"ssl://broker-1:9093/bootstrap", "ssl://broker-2:9093/bootstrap", "ssl://broker-3:9093/3"}) {
+        BOOST_TEST(three.definite().empty());
+        BOOST_TEST(!three.certificate_checked(broker, X509_V_ERR_CERT_HAS_EXPIRED, 0, errstr, sizeof errstr));
+        three.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    }
+    BOOST_TEST(three.definite().starts_with("kafka: TLS: the certificate of broker ssl://broker-3:9093/3"), three.definite());
 }

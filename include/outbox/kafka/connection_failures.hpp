@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "outbox/config/config.hpp"
@@ -24,14 +25,22 @@ public:
     // certificate_checked() must be installed as its ssl.certificate.verify_cb.
     bool verifies_certificates() const { return tls_ && verifies_; }
 
-    // OpenSSL's verdict on one certificate of `broker`'s chain, from a broker thread: kept as it
-    // is (the return value), and a failure remembered for the SSL error that follows it.
-    bool certificate_checked(const char* broker, int x509_error, char* errstr, std::size_t errstr_size);
+    // OpenSSL's verdict on one certificate of `broker`'s chain (`depth` 0: the broker's own), from a
+    // broker thread: kept as it is (the return value), a failure remembered for the SSL error that
+    // follows it, a verified broker remembered as one that serves.
+    bool certificate_checked(const char* broker, int x509_error, int depth, char* errstr, std::size_t errstr_size);
 
     // librdkafka's error callback, on the serving thread. A connection lost over TLS may be a
     // refused client certificate: the bootstrap brokers are then asked directly, off this thread
     // (client_certificate_probe.hpp), and definite() shows the answer once it is in.
     void error_reported(rd_kafka_resp_err_t error, const char* reason);
+
+    // A broker whose certificate fails verification is definite at once only when no other broker
+    // was verified and every bootstrap server failed too. Otherwise Kafka clients work through the
+    // brokers they can reach, and only the partitions that broker leads wait: the failure is kept
+    // here (and logged once), and the pipeline makes it definite when a delivery fails
+    // (message.timeout.ms).
+    const std::string& partial() const { return partial_; }
 
     // Empty while no definite cause is known. On the serving thread.
     const std::string& definite() const;
@@ -52,7 +61,11 @@ private:
     mutable std::string definite_;  // a probe's verdict is taken in when definite() is asked
     std::unique_ptr<ClientCertificateProbe> probe_;  // over TLS only
     std::mutex certificate_mutex_;
-    std::string certificate_failure_;  // guarded by certificate_mutex_
+    std::string certificate_failure_;          // guarded by certificate_mutex_
+    std::string certificate_failure_address_;  // host:port; guarded by certificate_mutex_
+    std::set<std::string> verified_addresses_;  // guarded by certificate_mutex_
+    std::set<std::string> failed_addresses_;    // guarded by certificate_mutex_
+    std::string partial_;
 };
 
 }  // namespace outbox::kafka

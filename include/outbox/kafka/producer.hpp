@@ -62,6 +62,7 @@ public:
     // client certificate, or their certificate failed verification; then the cause, which
     // retrying cannot change.
     const std::string& authentication_failure() const override { return connection_failures_.definite(); }
+    const std::string& refusal_blocking_delivery() const override { return connection_failures_.partial(); }
     // authentication_failure() once a running client-certificate probe has answered: for --check.
     const std::string& authentication_failure_after_probe() { return connection_failures_.definite_after_probe(); }
     const std::string& bootstrap_servers() const { return connection_failures_.bootstrap_servers(); }
