@@ -31,8 +31,10 @@ std::string file_value(const std::string& reference, const std::string& key, con
         fail(where, key + ": " + written + " names no file and key; write ${file:/path/to/file.properties:key}");
     const std::string path = reference.substr(0, colon);
     const std::string name = reference.substr(colon + 1);
+    // A directory, a device or a pipe is no properties file (and /dev/zero would never end).
     struct stat status {};
-    if (::stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) fail(where, key + ": " + written + ": " + path + " is a directory");
+    if (::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode))
+        fail(where, key + ": " + written + ": " + path + " is not a regular file");
     std::ifstream file(path, std::ios::binary);
     if (!file) fail(where, key + ": " + written + ": cannot read " + path + ": " + std::strerror(errno));
     const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};

@@ -242,7 +242,9 @@ BOOST_AUTO_TEST_CASE(a_missing_file_or_key_names_the_line_the_file_and_the_key_b
                "/nonexistent-outbox/secrets.properties: No such file or directory");
     const auto directory = std::filesystem::temp_directory_path().string();
     BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:" + directory + ":pw}\"")) ==
-               "router.yaml:3: postgres.slot.name: ${file:" + directory + ":pw}: " + directory + " is a directory");
+               "router.yaml:3: postgres.slot.name: ${file:" + directory + ":pw}: " + directory + " is not a regular file");
+    BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:/dev/zero:pw}\"")) ==
+               "router.yaml:3: postgres.slot.name: ${file:/dev/zero:pw}: /dev/zero is not a regular file");
     BOOST_TEST(error_of(minimal_with_postgres("  slot.name: \"${file:" + secrets.path + "}\"")) ==
                "router.yaml:3: postgres.slot.name: ${file:" + secrets.path +
                    "} names no file and key; write ${file:/path/to/file.properties:key}");
