@@ -14,6 +14,14 @@
 namespace outbox::router {
 namespace {
 
+// `[]`, with JSON's blanks anywhere in it.
+bool is_empty_json_array(std::string_view text) {
+    std::string compact;
+    for (const char c : text)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') compact += c;
+    return compact == "[]" && text.front() == '[';
+}
+
 constexpr std::string_view kRouteByOption = "outbox.route.by.field";
 constexpr std::string_view kKeyOption = "outbox.table.field.event.key";
 constexpr std::string_view kIdOption = "outbox.table.field.event.id";
@@ -221,6 +229,16 @@ std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
         if (!format_.value_struct_text) return expanded_scratch_;
         value_json_scratch_.clear();
         append_struct_text_of_json(value_json_scratch_, expanded_scratch_);
+        return value_json_scratch_;
+    }
+    // Debezium infers no schema at all (null) for a top-level empty array and keeps the text, which
+    // JsonConverter then writes with a null schema.
+    if (payload_text && settings_.expand_json_payload && format_.value_schemas &&
+        settings_.json_empty_array_behavior == config::JsonEmptyArrayBehavior::ignore &&
+        row.table.payload.type != ValueType::bytea && is_empty_json_array(*payload_text)) {
+        value_json_scratch_.assign("{\"schema\":null,\"payload\":");
+        append_json_string(value_json_scratch_, *payload_text);
+        value_json_scratch_ += '}';
         return value_json_scratch_;
     }
     return formatted(row, row.table.payload, kPayloadOption, format_.value, payload_text, value_json_scratch_);

@@ -434,8 +434,8 @@ const std::vector<Case>& cases() {
          {"INSERT INTO schemas_arrays.outbox VALUES ('a1', 'x', 'k1', '{\"n\": [null, 2]}'), "
           "('a2', 'x', 'k2', '{\"allnull\": [null], \"x\": 1}'), "
           "('a3', 'x', 'k3', '{\"o\": [{\"x\": 1, \"y\": null}, {\"x\": 2, \"y\": \"b\"}]}'), "
-          "('a4', 'x', 'k4', '{\"m\": [1, 9000000000]}')"},
-         {{"sbs.schemas_arrays", 4}}},
+          "('a4', 'x', 'k4', '{\"m\": [1, 9000000000]}'), ('a5', 'x', 'k5', '[]'), ('a6', 'x', 'k6', '[null]')"},
+         {{"sbs.schemas_arrays", 6}}},
         // An UPDATE of the primary key: Debezium emits a delete and a create, and the EventRouter
         // routes the create, with the old key first as header __debezium.oldkey.
         {"pk_update", "id uuid PRIMARY KEY, aggregatetype text, aggregateid text, payload jsonb, type text",

@@ -350,3 +350,22 @@ BOOST_AUTO_TEST_CASE(a_composite_key_change_writes_each_key_column_as_debezium_t
                R"("name":"dbz.public.outbox.Key"},"payload":{"id":"4d47e190-0402-4048-bc2c-89dd54343cdc",)"
                R"("seq":9000000000,"amount":"BOI="}})");
 }
+
+// Debezium infers no schema (null) for a top-level empty array to expand: headers-only, with
+// JsonConverter schemas, the kept text goes out with a null schema; other kept payloads keep theirs.
+BOOST_AUTO_TEST_CASE(an_empty_array_to_expand_is_written_with_a_null_schema) {
+    const auto config = config::parse_config(
+        "postgres:\n  conninfo: dbname=app\nkafka: {bootstrap.servers: \"k:9092\"}\ntopic.prefix: dbz\n"
+        "value.converter: org.apache.kafka.connect.json.JsonConverter\nvalue.converter.schemas.enable: true\n"
+        "outbox:\n  table.expand.json.payload: true\n",
+        "router.yaml");
+    OutboxRouter router(config);
+    const auto table = router.bind({1, "public", "outbox", 'd', debezium_columns()});
+    const auto route = [&](const std::string& payload) {
+        const pgoutput::ColumnValue row[] = {text("i-1"), text("Order"), text("k-1"), text("Created"), text(payload)};
+        return router.route_insert(*table, row, kTxn).value.value();
+    };
+    BOOST_TEST(route("[]") == R"({"schema":null,"payload":"[]"})");
+    BOOST_TEST(route("[null]") ==
+               R"({"schema":{"type":"string","optional":true,"name":"io.debezium.data.Json","version":1},"payload":"[null]"})");
+}
