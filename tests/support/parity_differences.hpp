@@ -24,6 +24,8 @@ inline constexpr std::string_view kMixedArrayExpanded =
 // Debezium's task fails on the expanded payload (its record skipped under errors.tolerance all).
 inline constexpr std::string_view kBigInteger = "Debezium's task fails on an integer beyond 64 bits in an expanded payload";
 inline constexpr std::string_view kTopLevelArray = "Debezium's task fails on a top-level array it infers a schema for";
+inline constexpr std::string_view kEmptyArrayEnvelope =
+    "Debezium's task fails on a top-level [] (no schema) with envelope fields";
 inline constexpr std::string_view kMergedMisfit = "Debezium's task fails on values that do not fit its merged array schema";
 
 // What decides which differences can occur.
@@ -31,7 +33,6 @@ struct ParityContext {
     bool value_json = false;     // value.converter JsonConverter
     bool value_schemas = false;  // ... with schemas.enable
     bool expand = false;         // table.expand.json.payload
-    bool keep_nulls = false;     // table.json.payload.null.behavior optional_bytes
 };
 
 // The documented differences that together turn `theirs` (Debezium's bytes of a key, value or
@@ -40,8 +41,8 @@ struct ParityContext {
 std::optional<std::set<std::string_view>> documented_differences(std::string_view ours, std::string_view theirs,
                                                                  const ParityContext& context);
 
-// Why Debezium's task fails on expanding `payload` (the text the row was written with), as
-// documented, or nothing.
-std::optional<std::string_view> documented_task_failure(std::string_view payload);
+// Why Debezium's task fails on expanding `payload` (as PostgreSQL stores it), as documented, or
+// nothing; `envelope`: the record has envelope fields.
+std::optional<std::string_view> documented_task_failure(std::string_view payload, bool envelope);
 
 }  // namespace outbox::test

@@ -285,9 +285,10 @@ bool FuzzCase::expands() const {
     return std::any_of(options.begin(), options.end(), [](const auto& o) { return o.first == "table.expand.json.payload"; });
 }
 
-bool FuzzCase::keeps_nulls() const {
-    return std::any_of(options.begin(), options.end(),
-                       [](const auto& o) { return o.first == "table.json.payload.null.behavior"; });
+bool FuzzCase::has_envelope() const {
+    return std::any_of(options.begin(), options.end(), [](const auto& o) {
+        return o.first == "table.fields.additional.placement" && o.second.find(":envelope") != std::string::npos;
+    });
 }
 
 std::string FuzzCase::describe() const {

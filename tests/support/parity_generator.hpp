@@ -36,7 +36,7 @@ struct FuzzCase {
     std::size_t records = 0;  // records the router writes: one per inserted row (or key change)
     std::string topic;  // fz.<seed>
     bool expands() const;     // table.expand.json.payload
-    bool keeps_nulls() const;  // table.json.payload.null.behavior optional_bytes
+    bool has_envelope() const;  // an envelope placement
     std::string describe() const;
 };
 
