@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(debezium_and_the_router_write_the_same_records_for_generate
                     const auto& texts = run.payloads[i];
                     const auto payload = texts.find(written_id(record.header("id"), connector));
                     const auto reason = c.expands() && payload != texts.end()
-                                            ? documented_task_failure(payload->second, c.has_envelope())
+                                            ? documented_task_failure(payload->second, c.has_envelope(), c.keeps_nulls())
                                             : std::nullopt;
                     if (!reason) {
                         ++unexplained;

@@ -506,20 +506,21 @@ std::optional<std::set<std::string_view>> documented_differences(std::string_vie
     return std::nullopt;
 }
 
-std::optional<std::string_view> documented_task_failure(std::string_view payload, bool envelope) {
+std::optional<std::string_view> documented_task_failure(std::string_view payload, bool envelope, bool keep_nulls) {
     if (has_big_integer(payload)) return kBigInteger;
     const auto document = nlohmann::json::parse(payload, nullptr, false);
     if (document.is_discarded()) return std::nullopt;
     // No schema at all: the envelope's struct cannot take the payload.
     if (document.is_array() && document.empty()) return envelope ? std::optional(kEmptyArrayEnvelope) : std::nullopt;
     if (document.is_array() && !has_mixed_array(document)) {
-        // Debezium keeps one it infers no schema for: only nulls, or an empty array first.
+        // Debezium keeps one it infers no schema for: only nulls (unless they have one), or an
+        // empty array first.
         for (const auto& item : document) {
             if (item.is_null()) continue;
             if (item.is_array() && item.empty()) return std::nullopt;
             return kTopLevelArray;
         }
-        return std::nullopt;
+        return keep_nulls ? std::optional(kTopLevelArray) : std::nullopt;
     }
     if (has_merged_misfit(document)) return kMergedMisfit;
     return std::nullopt;

@@ -42,7 +42,8 @@ std::optional<std::set<std::string_view>> documented_differences(std::string_vie
                                                                  const ParityContext& context);
 
 // Why Debezium's task fails on expanding `payload` (as PostgreSQL stores it), as documented, or
-// nothing; `envelope`: the record has envelope fields.
-std::optional<std::string_view> documented_task_failure(std::string_view payload, bool envelope);
+// nothing; `envelope`: the record has envelope fields; `keep_nulls`:
+// table.json.payload.null.behavior optional_bytes, under which nulls have a schema.
+std::optional<std::string_view> documented_task_failure(std::string_view payload, bool envelope, bool keep_nulls);
 
 }  // namespace outbox::test

@@ -291,6 +291,12 @@ bool FuzzCase::has_envelope() const {
     });
 }
 
+bool FuzzCase::keeps_nulls() const {
+    return std::any_of(options.begin(), options.end(), [](const auto& o) {
+        return o.first == "table.json.payload.null.behavior" && o.second == "optional_bytes";
+    });
+}
+
 std::string FuzzCase::describe() const {
     std::string text = "seed " + std::to_string(seed) + " (" + columns + ")";
     for (const auto& [option, value] : options) text += " " + option + "=" + value;

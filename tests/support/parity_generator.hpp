@@ -37,6 +37,7 @@ struct FuzzCase {
     std::string topic;  // fz.<seed>
     bool expands() const;     // table.expand.json.payload
     bool has_envelope() const;  // an envelope placement
+    bool keeps_nulls() const;   // table.json.payload.null.behavior optional_bytes
     std::string describe() const;
 };
 
