@@ -326,7 +326,12 @@ BOOST_AUTO_TEST_CASE(placed_rows_do_not_hold_up_the_loop_while_the_broker_is_awa
 // A server behind the timeline the router streamed from (a restored older copy) cannot say
 // whether what the router handled is in its history: the router stops, and says why.
 BOOST_AUTO_TEST_CASE(a_server_on_a_lower_timeline_stops_the_router_with_the_reason) {
-    PgServer server;  // of its own: it is promoted, then replaced by its older copy
+    // Of its own: it is promoted, then replaced by its older copy. Its stops wait for the sessions
+    // the stalled proxy holds: a walsender ends at wal_sender_timeout, a connection still logging
+    // in at authentication_timeout, both 60 s by default, which is pg_ctl's own limit.
+    PgServerOptions options;
+    options.settings = "wal_sender_timeout = '5s'\nauthentication_timeout = '5s'\n";
+    PgServer server(options);
     const std::string db = server.create_database("timeline");
     Sql(server.conninfo(db)).exec(read_file(std::string(OUTBOX_SOURCE_DIR) + "/sql/outbox.sql"));
     // Through a proxy, stalled while the server is a standby: a standby refuses logical decoding
