@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration faults simulate demo bench sanitize fuzz fuzz-build parity-fuzz clean
+.PHONY: all deps build test unit integration faults simulate demo bench sanitize fuzz fuzz-build parity-fuzz network-cut clean
 
 all: build
 
@@ -30,6 +30,11 @@ integration: build
 
 faults: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L faults
+
+# A network cut only the kernel can notice (tests/netns): needs root with CAP_NET_ADMIN and
+# iptables, which make test does not assume of CI.
+network-cut: build
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) scripts/network-cut-test.sh
 
 # The deterministic simulation: SEEDS seeds from FIRST_SEED, or one SEED replayed with its trace.
 # Defaults per target: simulate and parity-fuzz share the names, not the budgets.
