@@ -90,8 +90,10 @@ void Pipeline::run() {
             core_.producer_failed(e.what());
         } catch (const TransientError& e) {
             metrics_.health.set_streaming(false);
-            if (!ShutdownSignal::requested())
-                log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
+            // A stop that ended a wait (room in librdkafka's queue, a Kafka commit) drains over the
+            // same connection, so that what Kafka acknowledges meanwhile is confirmed.
+            if (ShutdownSignal::requested()) return core_.drain_and_stop();
+            log::warn(std::string(e.what()) + "; reconnecting in about " + std::to_string(backoff.count()) + " ms");
         } catch (const DefiniteError&) {
             core_.definite_error();
             throw;

@@ -34,8 +34,8 @@ StreamCore::StreamCore(const config::Config& config, observability::Metrics& met
     for (const auto& table : config.postgres.tables) sources_.id(OutboxSources::Kind::table, table.qualified());
     deliveries_.on_waiting_for_room([this] {
         // The record and everything after it wait for Kafka; a stop does not (what was not handed
-        // over comes again from the slot).
-        if (stop_requested_())
+        // over comes again from the slot), except while it drains: then for shutdown.timeout.ms.
+        if (stop_requested_() && (!stop_deadline_ || clock_.now() >= *stop_deadline_))
             throw TransientError("kafka: stopped while librdkafka's queue was full (queue.buffering.max.messages, "
                                  "queue.buffering.max.kbytes)");
         keep_up_while_kafka_waits();

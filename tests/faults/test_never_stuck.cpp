@@ -568,3 +568,36 @@ BOOST_AUTO_TEST_CASE(an_offsets_topic_the_router_may_not_read_stops_it_with_the_
     BOOST_TEST(contains(cause, "reading the offsets topic " + offsets));
     BOOST_TEST(contains(cause, "needs Read"));
 }
+
+// A stop that ends a wait for room in librdkafka's queue is still a clean stop: what Kafka
+// acknowledges during shutdown.timeout.ms is confirmed, so a restart publishes nothing twice.
+BOOST_AUTO_TEST_CASE(a_stop_during_a_wait_for_room_confirms_what_kafka_acknowledged) {
+    const auto db = create_outbox_database("queuestop");
+    const std::string topic = "queuestop.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    const std::string config = router_config(db, "", "  queue.buffering.max.messages: 5\nshutdown.timeout.ms: 10000\n",
+                                             outbox_section(topic));
+    constexpr int kRows = 30;
+    Sql sql(postgres().conninfo(db));
+    {
+        RouterProcess router(work_dir(), config);
+        BOOST_REQUIRE(router.wait_streaming());
+        sql.exec(outbox_rows_sql(0, 1, 1));
+        BOOST_REQUIRE(read_topic(kafka_servers(), topic, 1).size() == 1u);
+        // One transaction per row, so that each acknowledged record is a confirmable transaction.
+        real_kafka().node(1).pause();
+        for (int seq = 1; seq < kRows; ++seq) sql.exec(outbox_rows_sql(seq, 1, 1));
+        std::this_thread::sleep_for(2s);  // the queue fills, and the router waits for room
+        BOOST_REQUIRE(::kill(router.pid(), SIGTERM) == 0);
+        real_kafka().node(1).resume();
+        BOOST_TEST(router.wait(30s) == 0);
+    }
+    RouterProcess restarted(work_dir(), config);
+    BOOST_REQUIRE(restarted.wait_streaming());
+    sql.exec(outbox_rows_sql(kRows, 1, 1));  // the last: everything replayed comes before it
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, kRows + 1), kRows + 1);
+    BOOST_TEST_MESSAGE("SIGTERM while waiting for room, the broker back at once; after a restart: " << tally);
+    BOOST_TEST(tally.missing == 0u);
+    BOOST_TEST(tally.duplicates == 0u);
+    BOOST_TEST(restarted.stop(SIGTERM) == 0);
+}

@@ -344,6 +344,7 @@ private:
                 r.core.producer_failed(e.what());
             } catch (const TransientError& e) {
                 note("instance " + std::to_string(r.number) + ": " + e.what());
+                if (r.stop_requested) return r.core.drain_and_stop();
             } catch (const ProtocolError& e) {
                 throw Violation(std::string("protocol error: ") + e.what());
             } catch (const DefiniteError& e) {
