@@ -144,24 +144,32 @@ BOOST_AUTO_TEST_CASE(standby_on_the_same_slot_takes_over_when_the_active_router_
     BOOST_TEST(standby.stop(SIGTERM) == 0);
 }
 
-BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_a_definite_error) {
-    const auto db = create_outbox_database("slotdrop");
-    Sql sql(postgres().conninfo(db));
-    RouterProcess router(work_dir(), config_for(db, "slotdrop.events"));
-    BOOST_REQUIRE(router.wait_streaming());
-    // Terminate the walsender and drop the slot before the router reconnects.
-    BOOST_REQUIRE(wait_until(
+namespace {
+
+// Terminates the walsender of slot `slot` and drops the slot before the router reconnects.
+bool drop_slot_under_router(Sql& sql, const std::string& slot) {
+    return wait_until(
         [&] {
             try {
-                sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db +
-                         "' AND active_pid IS NOT NULL");
-                sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
+                sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" +
+                         slot + "' AND active_pid IS NOT NULL");
+                sql.exec("SELECT pg_drop_replication_slot('" + slot + "')");
                 return true;
             } catch (const std::exception&) {
                 return false;
             }
         },
-        30s));
+        30s);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_a_definite_error) {
+    const auto db = create_outbox_database("slotdrop");
+    Sql sql(postgres().conninfo(db));
+    RouterProcess router(work_dir(), config_for(db, "slotdrop.events"));
+    BOOST_REQUIRE(router.wait_streaming());
+    BOOST_REQUIRE(drop_slot_under_router(sql, db));
     BOOST_TEST(router.wait(60s) == 1);
     BOOST_TEST(contains(last_line(router.output()), "was dropped while the router was running"));
     BOOST_TEST(sql.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db + "'") == "0");
@@ -173,18 +181,7 @@ BOOST_AUTO_TEST_CASE(slot_dropped_while_running_is_recreated_only_when_the_setti
     RouterProcess router(work_dir(), router_config(db, kFastReconnect + "  slot.recreate.when.lost: true\n", "",
                                                    "outbox:\n  route.topic.replacement: slotrecreate.events\n"));
     BOOST_REQUIRE(router.wait_streaming());
-    BOOST_REQUIRE(wait_until(
-        [&] {
-            try {
-                sql.exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + db +
-                         "' AND active_pid IS NOT NULL");
-                sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
-                return true;
-            } catch (const std::exception&) {
-                return false;
-            }
-        },
-        30s));
+    BOOST_REQUIRE(drop_slot_under_router(sql, db));
     BOOST_REQUIRE_MESSAGE(router.wait_streaming(2), router.output());
     BOOST_TEST(contains(router.output(), "was dropped while the router was running"), router.output());
     BOOST_TEST(contains(router.output(), "creating a new slot, which starts now (slot.recreate.when.lost)"), router.output());
