@@ -65,19 +65,22 @@ for slot in "${slots[@]}"; do
 done
 
 med() { field "$1" <"$out/$2.runs" | median; }
+label_of() {
+  local reader=pg_recvlogical transport
+  [[ $1 == router_* ]] && reader=outbox-router
+  case ${1#*_} in
+    tls) transport=TLS ;;
+    plain) transport="plain TCP" ;;
+    gss) transport=GSSAPI ;;
+  esac
+  echo "$reader, $transport"
+}
 rate() { calc "$rows / $(med wall_s "$1")"; }
 echo
 printf 'rows=%d rows_per_txn=%d payload_bytes=%d repeats=%d (medians; every run above)\n' "$rows" "$per_txn" "$payload_bytes" "$repeats"
 printf '%-32s %9s %12s %16s %14s\n' "" "wall s" "rows/s" "router us/event" "walsender CPU"
 for kind in "${kinds[@]}"; do
-  case $kind in
-    floor_tls) label="pg_recvlogical, TLS" ;;
-    router_tls) label="outbox-router, TLS" ;;
-    floor_plain) label="pg_recvlogical, plain TCP" ;;
-    router_plain) label="outbox-router, plain TCP" ;;
-    floor_gss) label="pg_recvlogical, GSSAPI" ;;
-    router_gss) label="outbox-router, GSSAPI" ;;
-  esac
+  label=$(label_of "$kind")
   us=-
   [[ $kind == router_* ]] && us=$(calc "1000000 * $(med cpu_s "$kind") / $rows" | xargs printf '%.2f')
   printf '%-32s %9.3f %12.0f %16s %13.2fs\n' "$label" "$(med wall_s "$kind")" "$(rate "$kind")" "$us" "$(med walsender_cpu_s "$kind")"
@@ -86,14 +89,7 @@ echo
 printf '%-32s %14s %14s %16s %18s %15s %15s\n' "" "walsender CPU" "of which" "walsender waits" "walsender waits" "reader waits" "reader sleeps"
 printf '%-32s %14s %14s %16s %18s %15s %15s\n' "" "per event" "kernel" "for a CPU" "for its reader" "in poll" "(pacer)"
 for kind in "${kinds[@]}"; do
-  case $kind in
-    floor_tls) label="pg_recvlogical, TLS" ;;
-    router_tls) label="outbox-router, TLS" ;;
-    floor_plain) label="pg_recvlogical, plain TCP" ;;
-    router_plain) label="outbox-router, plain TCP" ;;
-    floor_gss) label="pg_recvlogical, GSSAPI" ;;
-    router_gss) label="outbox-router, GSSAPI" ;;
-  esac
+  label=$(label_of "$kind")
   printf '%-32s %11.2f us %11.2f us %15.0f%% %17.0f%% %14.0f%% %14.0f%%\n' "$label" "$(calc "1000000 * $(med walsender_cpu_s "$kind") / $rows")" \
     "$(calc "1000000 * $(med walsender_sys_s "$kind") / $rows")" \
     "$(calc "100 * $(med walsender_window_runqueue_s "$kind") / $(med walsender_window_s "$kind")")" \
