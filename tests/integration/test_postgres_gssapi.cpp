@@ -6,11 +6,11 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <memory>
 #include <variant>
 
 #include "harness.hpp"
 #include "kdc.hpp"
+#include "outbox_source.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 
@@ -63,26 +63,6 @@ struct Kerberos {
     static inline Kerberos* instance = nullptr;
 };
 BOOST_TEST_GLOBAL_FIXTURE(Kerberos);
-
-struct Source {
-    std::string db;
-    std::unique_ptr<Sql> sql;
-};
-
-Source outbox_source(const std::string& prefix) {
-    Source source{create_outbox_database(prefix), nullptr};
-    source.sql = std::make_unique<Sql>(postgres().conninfo(source.db));
-    source.sql->exec("CREATE PUBLICATION " + source.db + " FOR TABLE outbox");
-    source.sql->exec("SELECT pg_create_logical_replication_slot('" + source.db + "', 'pgoutput')");
-    return source;
-}
-
-// `count` outbox rows whose payload carries `pad_bytes` of padding.
-std::string padded_rows_sql(int count, int pad_bytes) {
-    return "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) SELECT gen_random_uuid(), 'Order', "
-           "'key-' || (s % 7), 'Created', jsonb_build_object('seq', s, 'pad', repeat('x', " +
-           std::to_string(pad_bytes) + ")) FROM generate_series(1, " + std::to_string(count) + ") s";
-}
 
 }  // namespace
 
