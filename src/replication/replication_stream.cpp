@@ -1,6 +1,5 @@
 #include "outbox/replication/replication_stream.hpp"
 
-#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 
@@ -10,6 +9,8 @@
 #include <thread>
 
 #include "outbox/replication/backend_messages.hpp"
+#include "outbox/replication/socket_transport.hpp"
+#include "outbox/replication/tls_transport.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/type_byte.hpp"
@@ -63,24 +64,26 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
     const std::string command =
         "START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")";
     const std::string what = "START_REPLICATION on slot " + slot;
-    if (!PQsslInUse(connection_.raw()) && !PQgssEncInUse(connection_.raw())) {
-        start_direct(command, what);
+    // GSSAPI encryption keeps its buffers inside libpq (as would a TLS library other than OpenSSL).
+    const bool tls = PQsslInUse(connection_.raw()) == 1;
+    if (PQgssEncInUse(connection_.raw()) != 1 && (!tls || PQsslStruct(connection_.raw(), "OpenSSL"))) {
+        start_direct(command, what, tls);
         return;
     }
     connection_.exec(command, what);
     if (PQsetnonblocking(connection_.raw(), 1) != 0)
         throw TransientError("postgres: cannot switch the replication connection to non-blocking mode");
-    // Read ahead: without it OpenSSL reads each record with two reads of the socket (its header,
-    // then its body), and the walsender sends every message as a record of its own. What it
-    // buffers is taken by consume_input() and next_frame(), never left to libpq's own waits,
-    // which count only decrypted bytes (libpq_stream_ended()).
-    if (SSL* const connection = tls()) SSL_set_read_ahead(connection, 1);
 }
 
-// libpq has finished every statement it ran, so nothing of the server's is left in its buffer:
-// from the Query on, every byte on the socket is the stream's.
-void ReplicationStream::start_direct(const std::string& command, const std::string& what) {
-    auto& socket = direct_.emplace(PQsocket(connection_.raw()));
+// libpq has finished every statement it ran, so nothing of the server's is left in its buffer
+// (nor in OpenSSL's, which TlsTransport checks): from the Query on, every byte on the socket is
+// the stream's.
+void ReplicationStream::start_direct(const std::string& command, const std::string& what, bool tls) {
+    std::unique_ptr<StreamTransport> transport = std::make_unique<SocketTransport>(PQsocket(connection_.raw()));
+    if (tls)
+        transport = std::make_unique<TlsTransport>(static_cast<SSL*>(PQsslStruct(connection_.raw(), "OpenSSL")),
+                                                   std::move(transport));
+    auto& socket = direct_.emplace(std::move(transport));
     socket.write(encode_query(command));
     for (;;) {
         socket.flush();
@@ -109,12 +112,9 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
 std::optional<std::span<const char>> ReplicationStream::next_frame() {
     if (direct_) return next_direct_frame();
     release_buffer();
-    int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
-    // Records OpenSSL read ahead (a libpq write that found the socket full reads too) are
-    // announced by no socket readiness: take them now.
-    while (length == 0 && !lost_ && tls_holds_input() && consume()) length = PQgetCopyData(connection_.raw(), &buffer_, 1);
+    const int length = PQgetCopyData(connection_.raw(), &buffer_, 1);
     if (length > 0) {
-        bytes_since_read_ += static_cast<std::size_t>(length);
+        last_read_bytes_ += static_cast<std::size_t>(length);
         return std::span<const char>(buffer_, static_cast<std::size_t>(length));
     }
     if (length == 0 && lost_) throw TransientError(*lost_);
@@ -126,7 +126,6 @@ std::optional<std::span<const char>> ReplicationStream::next_direct_frame() {
     while (const auto message = direct_->next_message()) {
         switch (message->type) {
             case 'd':  // CopyData: one walsender frame
-                bytes_since_read_ += message->body.size();
                 return message->body;
             case 'E': {
                 const auto error = parse_server_message(message->body);
@@ -149,8 +148,8 @@ std::optional<std::span<const char>> ReplicationStream::next_direct_frame() {
 }
 
 void ReplicationStream::receive(bool draining_backlog) {
-    pacer_.after_read(bytes_since_read_, draining_backlog);
-    bytes_since_read_ = 0;
+    pacer_.after_read(last_read_bytes_, draining_backlog);
+    last_read_bytes_ = 0;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_read_ < pacer_.interval()) {
         std::this_thread::sleep_for(pacer_.interval() - (now - last_read_));
@@ -160,34 +159,32 @@ void ReplicationStream::receive(bool draining_backlog) {
     }
     if (direct_) {
         direct_->flush();
-        direct_->receive();
+        // The pacer judges whether a read filled the buffer, and reads are sized in socket bytes:
+        // counted decrypted, a full read over TLS would look short by the records' overhead (the
+        // walsender makes a record of every message: 5% or more of the bytes).
+        last_read_bytes_ = direct_->receive();
     } else {
         consume_input();
     }
 }
 
-// See ReadPacer::read_again. OpenSSL reads ahead (set in start()), so one read of the socket
-// brings many records and the rest are decrypted from its buffer. GSSAPI encryption reads one
-// packet of the socket per call and keeps what it decrypted inside libpq, where nothing can ask:
-// there a read ends with the socket's data, and then one more call, because libpq keeps the part
-// of a packet (at most 16 KiB) its input buffer had no room for (it keeps 8 KiB or more free),
-// and no socket readiness would announce it.
+// See ReadPacer::read_again. GSSAPI encryption reads one packet of the socket per call and keeps
+// what it decrypted inside libpq, where nothing can ask: a read ends with the socket's data, and
+// then one more call, because libpq keeps the part of a packet (at most 16 KiB) its input buffer
+// had no room for (it keeps 8 KiB or more free), and no socket readiness would announce it.
 void ReplicationStream::consume_input() {
     const int fd = socket();
     std::size_t queued = queued_on_socket(fd);
     std::size_t consumed = 0;
     if (!consume()) throw TransientError(*lost_);
     for (;;) {
-        const bool tls_pending = tls_holds_input();
-        if (!tls_pending) {
-            const std::size_t left = queued_on_socket(fd);
-            if (left < queued) consumed += queued - left;
-            queued = left;
-        }
-        if (!ReadPacer::read_again(consumed, queued, tls_pending)) break;
+        const std::size_t left = queued_on_socket(fd);
+        if (left < queued) consumed += queued - left;
+        queued = left;
+        if (!ReadPacer::read_again(consumed, queued)) break;
         if (!consume()) return;
     }
-    if (queued == 0 && PQgssEncInUse(connection_.raw()) == 1) consume();
+    if (queued == 0) consume();
 }
 
 // One PQconsumeInput. A failure is remembered rather than thrown: what libpq read before it is
@@ -196,14 +193,6 @@ bool ReplicationStream::consume() {
     if (PQconsumeInput(connection_.raw()) != 0) return true;
     if (!lost_) lost_ = "postgres: replication connection lost: " + connection_.last_error();
     return false;
-}
-
-// Asked of libpq each time: it frees its TLS connection when the connection fails.
-SSL* ReplicationStream::tls() const { return static_cast<SSL*>(PQsslStruct(connection_.raw(), "OpenSSL")); }
-
-bool ReplicationStream::tls_holds_input() const {
-    SSL* const connection = tls();
-    return connection && SSL_has_pending(connection) == 1;
 }
 
 void ReplicationStream::check_connected() const {
@@ -216,11 +205,6 @@ void ReplicationStream::check_connected() const {
 }
 
 void ReplicationStream::libpq_stream_ended() {
-    // PQgetResult may wait for the rest of the server's answer, and libpq's wait counts only
-    // decrypted bytes as pending: hand it what OpenSSL holds and read no further ahead.
-    while (!lost_ && tls_holds_input() && consume()) {
-    }
-    if (SSL* const connection = tls()) SSL_set_read_ahead(connection, 0);
     // The server's error is in libpq's buffer even when the connection failed right after it
     // (libpq keeps what it read); without one, a lost connection is what ended the stream.
     const bool connected = PQstatus(connection_.raw()) == CONNECTION_OK;

@@ -189,9 +189,9 @@ BOOST_AUTO_TEST_CASE(timestamps_are_written_in_utc_whatever_the_server_zone) {
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }
 
-// The suite's servers and conninfos use TLS, where libpq reads the replication stream. On a plain
-// connection the router reads the socket itself: the same rows arrive, and a stop ends the stream
-// and confirms everything delivered; the walsender's own view says which path each took.
+// The suite's servers and conninfos use TLS, where OpenSSL decrypts what the router reads of the
+// socket. On a plain connection it reads the socket alone: the same rows arrive, and a stop ends
+// the stream and confirms everything delivered; the walsender's own view says which path each took.
 BOOST_AUTO_TEST_CASE(a_router_streaming_over_plain_tcp_or_tls_delivers_and_confirms_everything) {
     for (const bool tls : {false, true}) {
         BOOST_TEST_CONTEXT((tls ? "TLS" : "plain TCP")) {

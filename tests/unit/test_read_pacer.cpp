@@ -132,27 +132,22 @@ BOOST_AUTO_TEST_CASE(caught_up_the_floor_is_dropped) {
     BOOST_TEST(pacer.interval().count() == ReadPacer::kMinInterval.count());
 }
 
-// Over TLS one PQconsumeInput call brings one record, which the walsender makes of every message.
+// Over GSSAPI encryption one PQconsumeInput call brings one packet, which the walsender makes of
+// every message.
 BOOST_AUTO_TEST_CASE(an_encrypted_read_goes_on_while_the_socket_holds_more_up_to_its_size) {
-    constexpr std::size_t kRecord = 480;  // one event's message and the record's overhead
-    BOOST_TEST(ReadPacer::read_again(kRecord, 100 * kRecord, false));
-    BOOST_TEST(ReadPacer::read_again(ReadPacer::kEncryptedRead - 1, kRecord, false));
-    BOOST_TEST(!ReadPacer::read_again(ReadPacer::kEncryptedRead, kRecord, false));
-    BOOST_TEST(!ReadPacer::read_again(kRecord, 0, false));  // the socket is empty: the read is over
+    constexpr std::size_t kPacket = 480;  // one event's message and the packet's overhead
+    BOOST_TEST(ReadPacer::read_again(kPacket, 100 * kPacket));
+    BOOST_TEST(ReadPacer::read_again(ReadPacer::kEncryptedRead - 1, kPacket));
+    BOOST_TEST(!ReadPacer::read_again(ReadPacer::kEncryptedRead, kPacket));
+    BOOST_TEST(!ReadPacer::read_again(kPacket, 0));  // the socket is empty: the read is over
 }
 
-BOOST_AUTO_TEST_CASE(an_encrypted_read_takes_what_the_tls_layer_holds_whatever_its_size) {
-    BOOST_TEST(ReadPacer::read_again(0, 0, true));
-    BOOST_TEST(ReadPacer::read_again(10 * ReadPacer::kEncryptedRead, 0, true));
-    BOOST_TEST(ReadPacer::read_again(10 * ReadPacer::kEncryptedRead, 4096, true));
-}
-
-// What the pacer is then told: the messages of a whole read, not of one record.
-BOOST_AUTO_TEST_CASE(a_backlog_read_record_by_record_would_slow_the_reader_to_its_maximum_wait) {
+// What the pacer is then told: the messages of a whole read, not of one packet.
+BOOST_AUTO_TEST_CASE(a_backlog_read_packet_by_packet_would_slow_the_reader_to_its_maximum_wait) {
     constexpr std::size_t kMessage = 450;
-    ReadPacer one_record;
-    for (int i = 0; i < 50; ++i) one_record.after_read(kMessage, true);
-    BOOST_TEST(one_record.interval().count() == ReadPacer::kMaxInterval.count());
+    ReadPacer one_packet;
+    for (int i = 0; i < 50; ++i) one_packet.after_read(kMessage, true);
+    BOOST_TEST(one_packet.interval().count() == ReadPacer::kMaxInterval.count());
 
     ReadPacer whole_reads;
     std::size_t consumed = 0, read = 0;
@@ -161,7 +156,7 @@ BOOST_AUTO_TEST_CASE(a_backlog_read_record_by_record_would_slow_the_reader_to_it
         do {
             consumed += kMessage + 30;
             read += kMessage;
-        } while (ReadPacer::read_again(consumed, 1 << 20, false));
+        } while (ReadPacer::read_again(consumed, 1 << 20));
         whole_reads.after_read(read, true);
     }
     BOOST_TEST(read >= ReadPacer::kFullRead);

@@ -42,21 +42,19 @@ public:
     static constexpr unsigned kTrickleReadsForFloor = 3;
     static constexpr unsigned kForgetFloorAfter = 64;
 
-    // After the frames of one read were taken: `bytes` is their size, `draining_backlog` whether
-    // the router is behind the server.
+    // After the frames of one read were taken: `bytes` is what the read brought, `draining_backlog`
+    // whether the router is behind the server.
     void after_read(std::size_t bytes, bool draining_backlog);
 
-    // One read over TLS (or GSSAPI encryption) is several: libpq's PQconsumeInput takes one TLS
-    // record per call, and the walsender sends every message as a record of its own, so a
-    // single call would bring one message and the pacer would take a fast walsender for a slow
-    // one. The read goes on while the socket holds more (`queued`, bytes not yet read) and
-    // `consumed` (socket bytes taken so far) is below kEncryptedRead, a plain read's buffer plus
-    // room for the records' overhead; and always while the TLS layer holds input (`tls_pending`:
-    // records read ahead, or the rest of one libpq had no room for), which no socket readiness
-    // would announce.
+    // One read over GSSAPI encryption is several: libpq's PQconsumeInput takes one packet per
+    // call, and the walsender sends every message as a packet of its own, so a single call would
+    // bring one message and the pacer would take a fast walsender for a slow one. The read goes
+    // on while the socket holds more (`queued`, bytes not yet read) and `consumed` (socket bytes
+    // taken so far) is below kEncryptedRead, a plain read's buffer plus room for the packets'
+    // overhead.
     static constexpr std::size_t kEncryptedRead = 20 * 1024;
-    static bool read_again(std::size_t consumed, std::size_t queued, bool tls_pending) {
-        return tls_pending || (queued > 0 && consumed < kEncryptedRead);
+    static bool read_again(std::size_t consumed, std::size_t queued) {
+        return queued > 0 && consumed < kEncryptedRead;
     }
 
     std::chrono::microseconds interval() const { return interval_; }

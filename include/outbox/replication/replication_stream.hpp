@@ -1,7 +1,5 @@
 #pragma once
 
-#include <openssl/types.h>
-
 #include <chrono>
 #include <optional>
 #include <span>
@@ -18,10 +16,10 @@ namespace outbox::replication {
 // The CopyBoth stream of START_REPLICATION on a replication=database connection. Reading is
 // non-blocking so one thread can also serve Kafka; the caller waits on socket().
 //
-// On an unencrypted connection the stream is read and written on the socket directly
-// (BackendSocket), without libpq's copy of every message; over TLS or GSSAPI encryption only
-// libpq can, so it does, and one read is as many PQconsumeInput calls as ReadPacer::read_again
-// asks for.
+// The stream is read and written on the socket directly (BackendSocket), without libpq's copy of
+// every message: as it is on an unencrypted connection, through OpenSSL over TLS (TlsTransport).
+// Over GSSAPI encryption only libpq can, so it does, and one read is as many PQconsumeInput calls
+// as ReadPacer::read_again asks for.
 class ReplicationStream final : public WalStream {
 public:
     explicit ReplicationStream(PgConnection connection);
@@ -66,19 +64,19 @@ private:
     [[noreturn]] void libpq_stream_ended();
     void consume_input();
     bool consume();
-    SSL* tls() const;
-    bool tls_holds_input() const;
-    void start_direct(const std::string& command, const std::string& what);
+    void start_direct(const std::string& command, const std::string& what, bool tls);
     std::optional<std::span<const char>> next_direct_frame();
     void release_buffer();
 
     PgConnection connection_;
-    std::optional<BackendSocket> direct_;  // set when the stream goes around libpq
+    std::optional<BackendSocket> direct_;  // set when the stream goes around libpq; goes before connection_
     char* buffer_ = nullptr;               // libpq's copy of the last frame otherwise
     std::optional<std::string> lost_;      // libpq's read failed: why, once the frames before it are out
     std::chrono::steady_clock::time_point last_read_{};
     ReadPacer pacer_;
-    std::size_t bytes_since_read_ = 0;  // of the frames next_frame() returned
+    // What the last read brought, for the pacer: the socket's bytes around libpq, the frames'
+    // bytes that next_frame() took since through libpq.
+    std::size_t last_read_bytes_ = 0;
 };
 
 }  // namespace outbox::replication
