@@ -1,6 +1,6 @@
 #include "outbox/kafka/bootstrap_reachability.hpp"
 
-#include "outbox/kafka/broker_address.hpp"
+#include "outbox/kafka/tcp_connect.hpp"
 
 namespace outbox::kafka {
 

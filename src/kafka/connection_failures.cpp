@@ -16,13 +16,6 @@ namespace {
 // check the nonce strictly, as RFC 5802 asks, and refuse every such login (librdkafka#4895).
 constexpr int kFirstVersionWithKafka4Scram = 0x020601ff;
 
-// host:port of librdkafka's broker name ("ssl://host:port/1", "ssl://host:port/bootstrap"): the
-// bootstrap entry and the broker it turns out to be are one listener.
-std::string address_of(std::string_view broker) {
-    if (const auto scheme = broker.find("://"); scheme != std::string_view::npos) broker.remove_prefix(scheme + 3);
-    return std::string(broker.substr(0, broker.rfind('/')));
-}
-
 std::string lower(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
     return text;
@@ -74,6 +67,17 @@ const std::string& ConnectionFailures::definite() const {
     return definite_;
 }
 
+const std::string& ConnectionFailures::partial() const {
+    if (!partial_.empty()) {
+        const std::lock_guard lock(certificate_mutex_);
+        if (failed_addresses_.count(partial_address_) == 0) {
+            partial_.clear();
+            partial_address_.clear();
+        }
+    }
+    return partial_;
+}
+
 const std::string& ConnectionFailures::definite_after_probe() {
     if (probe_) probe_->wait();
     return definite();
@@ -81,20 +85,22 @@ const std::string& ConnectionFailures::definite_after_probe() {
 
 bool ConnectionFailures::certificate_checked(const char* broker, int x509_error, int depth, char* errstr,
                                              std::size_t errstr_size) {
+    const std::string address = normalized_broker_address(broker);
     if (x509_error == X509_V_OK) {
         if (depth == 0) {
             const std::lock_guard lock(certificate_mutex_);
-            verified_addresses_.insert(address_of(broker));
+            verified_addresses_.insert(address);
+            failed_addresses_.erase(address);
         }
         return true;
     }
     const std::string verdict = X509_verify_cert_error_string(x509_error);
     std::snprintf(errstr, errstr_size, "%s", verdict.c_str());
     const std::lock_guard lock(certificate_mutex_);
-    certificate_failure_address_ = address_of(broker);
-    failed_addresses_.insert(certificate_failure_address_);
-    certificate_failure_ = std::string("the certificate of broker ") + broker + " failed verification: " +
-                           certificate_problem(x509_error) + " (OpenSSL: " + verdict + ")";
+    verified_addresses_.erase(address);
+    failed_addresses_[address] = std::string("the certificate of broker ") + broker + " failed verification: " +
+                                 certificate_problem(x509_error) + " (OpenSSL: " + verdict + ")";
+    last_failed_address_ = address;
     return false;
 }
 
@@ -113,20 +119,21 @@ void ConnectionFailures::error_reported(rd_kafka_resp_err_t error, const char* r
         // librdkafka's SSL code: the handshake failed. When the broker's certificate failed
         // verification the callback has said why; nothing but new certificates or settings helps.
         const std::lock_guard lock(certificate_mutex_);
-        if (!certificate_failure_.empty()) {
-            const std::string failure = "kafka: TLS: " + certificate_failure_;
-            const bool others_serve =
-                std::any_of(verified_addresses_.begin(), verified_addresses_.end(),
-                            [&](const std::string& address) { return address != certificate_failure_address_; });
+        if (!failed_addresses_.empty()) {
+            auto failed = failed_addresses_.find(last_failed_address_);
+            if (failed == failed_addresses_.end()) failed = failed_addresses_.begin();
+            const std::string failure = "kafka: TLS: " + failed->second;
+            const bool others_serve = std::any_of(verified_addresses_.begin(), verified_addresses_.end(),
+                                                  [&](const std::string& address) { return address != failed->first; });
             const auto bootstrap = bootstrap_entries(bootstrap_servers_);
             const bool every_bootstrap_failed = std::all_of(bootstrap.begin(), bootstrap.end(), [&](const std::string& entry) {
-                const auto address = parse_broker_address(entry);
-                return address && failed_addresses_.count(address->host + ":" + address->port) > 0;
+                return failed_addresses_.count(normalized_broker_address(entry)) > 0;
             });
             if (!others_serve && every_bootstrap_failed) {
                 definite_ = failure;
             } else if (partial_ != failure) {
                 partial_ = failure;
+                partial_address_ = failed->first;
                 log::warn(partial_ + "; the router goes on through the other brokers: records for the partitions "
                                      "this broker leads wait, and stop the router when they time out "
                                      "(message.timeout.ms)");

@@ -1,7 +1,6 @@
 #include "outbox/kafka/tls_probe.hpp"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
@@ -17,6 +16,8 @@
 #include <optional>
 
 #include "outbox/kafka/broker_address.hpp"
+#include "outbox/kafka/socket_wait.hpp"
+#include "outbox/kafka/tcp_connect.hpp"
 
 namespace outbox::kafka {
 namespace {

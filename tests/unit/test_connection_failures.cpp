@@ -3,6 +3,7 @@
 
 #include <openssl/x509_vfy.h>
 
+#include "outbox/kafka/broker_address.hpp"
 #include "outbox/kafka/connection_failures.hpp"
 
 // Which broker-connection failures stop the router, decided from librdkafka's codes and OpenSSL's
@@ -115,4 +116,87 @@ BOOST_AUTO_TEST_CASE(a_failed_certificate_while_other_brokers_may_serve_is_kept_
         three.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
     }
     BOOST_TEST(three.definite().starts_with("kafka: TLS: the certificate of broker ssl://broker-3:9093/3"), three.definite());
+}
+
+// A broker whose certificate failed, then verified (renewed, or another broker at its address):
+// a later delivery timeout must not be taken for that old failure.
+BOOST_AUTO_TEST_CASE(a_broker_verified_after_its_certificate_failed_is_forgotten) {
+    char errstr[256] = "";
+    ConnectionFailures failures(settings({{"bootstrap.servers", "broker-1:9093,broker-2:9093"},
+                                          {"security.protocol", "SSL"}}), "");
+    BOOST_TEST(failures.certificate_checked("ssl://broker-2:9093/2", X509_V_OK, 0, errstr, sizeof errstr));
+    BOOST_TEST(!check(failures, X509_V_ERR_CERT_HAS_EXPIRED));
+    failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    BOOST_TEST(failures.partial().starts_with("kafka: TLS: the certificate of broker ssl://broker-1:9093/1"));
+
+    BOOST_TEST(failures.certificate_checked("ssl://broker-1:9093/1", X509_V_OK, 0, errstr, sizeof errstr));
+    BOOST_TEST(failures.partial().empty(), failures.partial());
+    BOOST_TEST(failures.definite().empty());
+
+    // broker-2 fails later and it alone is held against the router; broker-1 serves now.
+    BOOST_TEST(!failures.certificate_checked("ssl://broker-2:9093/2", X509_V_ERR_CERT_HAS_EXPIRED, 0, errstr, sizeof errstr));
+    failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    BOOST_TEST(failures.partial().starts_with("kafka: TLS: the certificate of broker ssl://broker-2:9093/2"), failures.partial());
+    BOOST_TEST(failures.definite().empty());
+}
+
+// librdkafka spells a broker its own way ("ssl://host:port/id", IPv6 without brackets, the host as
+// advertised): it is the bootstrap entry the user wrote all the same.
+BOOST_AUTO_TEST_CASE(bootstrap_entries_match_the_brokers_librdkafka_names_whatever_the_spelling) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"localhost:9093", "ssl://localhost:9093/1"},
+        {"LOCALHOST:9093", "ssl://localhost:9093/bootstrap"},
+        {"Broker-1.Example:9093", "ssl://broker-1.example:9093/1"},
+        {"[::1]:9093", "sasl_ssl://[::1]:9093/bootstrap"},
+        {"[::1]:9093", "ssl://::1:9093/1"},
+    };
+    for (const auto& [bootstrap, broker] : cases) {
+        char errstr[256] = "";
+        ConnectionFailures failures(settings({{"bootstrap.servers", bootstrap}, {"security.protocol", "SSL"}}), "");
+        BOOST_TEST(!failures.certificate_checked(broker, X509_V_ERR_CERT_HAS_EXPIRED, 0, errstr, sizeof errstr));
+        failures.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+        // The only bootstrap broker failed and no other serves: definite, not a partial refusal.
+        BOOST_TEST(failures.definite().starts_with(std::string("kafka: TLS: the certificate of broker ") + broker),
+                   bootstrap << " / " << broker << ": " << failures.definite());
+        BOOST_TEST(failures.partial().empty(), bootstrap << " / " << broker);
+    }
+    // The same listener verified under one spelling is not "another broker that serves".
+    char errstr[256] = "";
+    ConnectionFailures one(settings({{"bootstrap.servers", "[::1]:9093"}, {"security.protocol", "SSL"}}), "");
+    BOOST_TEST(one.certificate_checked("ssl://[0:0::1]:9093/bootstrap", X509_V_OK, 0, errstr, sizeof errstr));
+    BOOST_TEST(!one.certificate_checked("ssl://::1:9093/1", X509_V_ERR_CERT_HAS_EXPIRED, 0, errstr, sizeof errstr));
+    one.error_reported(RD_KAFKA_RESP_ERR__SSL, "SSL handshake failed: certificate verify failed");
+    BOOST_TEST(!one.definite().empty());
+}
+
+// Bootstrap entries and librdkafka's broker names, from text.
+BOOST_AUTO_TEST_CASE(entries_parse_with_or_without_protocol_and_brackets) {
+    const auto plain = outbox::kafka::parse_broker_address("broker-1:9093");
+    BOOST_REQUIRE(plain);
+    BOOST_TEST(plain->host == "broker-1");
+    BOOST_TEST(plain->port == "9093");
+    const auto v6 = outbox::kafka::parse_broker_address("ssl://[::1]:9093");
+    BOOST_REQUIRE(v6);
+    BOOST_TEST(v6->host == "::1");
+    BOOST_TEST(v6->port == "9093");
+    BOOST_TEST(!outbox::kafka::parse_broker_address("broker-1"));
+    BOOST_TEST(!outbox::kafka::parse_broker_address("broker-1:"));
+    BOOST_TEST(!outbox::kafka::parse_broker_address(":9093"));
+    BOOST_TEST((outbox::kafka::bootstrap_entries(" a:1, ,b:2 ,") == std::vector<std::string>{"a:1", "b:2"}));
+}
+
+// librdkafka names a broker "ssl://host:port/1" (or ".../bootstrap") with the host as given or as
+// advertised, an IPv6 address without brackets; bootstrap.servers has it as the user wrote it.
+BOOST_AUTO_TEST_CASE(one_listener_has_one_normalized_address_whatever_its_spelling) {
+    for (const char* spelling : {"localhost:9093", "ssl://localhost:9093/1", "SSL://LocalHost:9093/bootstrap",
+                                 "LOCALHOST:9093", "sasl_ssl://localhost:9093/2"})
+        BOOST_TEST(outbox::kafka::normalized_broker_address(spelling) == "localhost:9093", spelling);
+    for (const char* spelling : {"[::1]:9093", "sasl_ssl://[::1]:9093/bootstrap", "ssl://::1:9093/1", "[0:0::0:1]:9093",
+                                 "::1:9093"})
+        BOOST_TEST(outbox::kafka::normalized_broker_address(spelling) == "[::1]:9093", spelling);
+    BOOST_TEST(outbox::kafka::normalized_broker_address("SSL://[FE80::A]:9093/3") == "[fe80::a]:9093");
+    BOOST_TEST(outbox::kafka::normalized_broker_address("ssl://10.0.0.1:9093/7") == "10.0.0.1:9093");
+    BOOST_TEST(outbox::kafka::normalized_broker_address("localhost:9094") != outbox::kafka::normalized_broker_address("localhost:9093"));
+    BOOST_TEST(outbox::kafka::normalized_broker_address("localhost").empty());
+    BOOST_TEST(outbox::kafka::normalized_broker_address("ssl://:9093/1").empty());
 }

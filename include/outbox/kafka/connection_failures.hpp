@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -27,7 +28,10 @@ public:
 
     // OpenSSL's verdict on one certificate of `broker`'s chain (`depth` 0: the broker's own), from a
     // broker thread: kept as it is (the return value), a failure remembered for the SSL error that
-    // follows it, a verified broker remembered as one that serves.
+    // follows it, a verified broker remembered as one that serves. The latest verdict on an
+    // address counts: a broker verified after it failed (its certificate renewed, or another
+    // broker at its address) is no longer held against the router. Brokers are told apart by
+    // address in one form (normalized_broker_address), whatever librdkafka calls them.
     bool certificate_checked(const char* broker, int x509_error, int depth, char* errstr, std::size_t errstr_size);
 
     // librdkafka's error callback, on the serving thread. A connection lost over TLS may be a
@@ -39,8 +43,8 @@ public:
     // was verified and every bootstrap server failed too. Otherwise Kafka clients work through the
     // brokers they can reach, and only the partitions that broker leads wait: the failure is kept
     // here (and logged once), and the pipeline makes it definite when a delivery fails
-    // (message.timeout.ms).
-    const std::string& partial() const { return partial_; }
+    // (message.timeout.ms). Empty again once that broker is verified. On the serving thread.
+    const std::string& partial() const;
 
     // Empty while no definite cause is known. On the serving thread.
     const std::string& definite() const;
@@ -60,12 +64,13 @@ private:
     bool client_certificate_ = false;
     mutable std::string definite_;  // a probe's verdict is taken in when definite() is asked
     std::unique_ptr<ClientCertificateProbe> probe_;  // over TLS only
-    std::mutex certificate_mutex_;
-    std::string certificate_failure_;          // guarded by certificate_mutex_
-    std::string certificate_failure_address_;  // host:port; guarded by certificate_mutex_
-    std::set<std::string> verified_addresses_;  // guarded by certificate_mutex_
-    std::set<std::string> failed_addresses_;    // guarded by certificate_mutex_
-    std::string partial_;
+    mutable std::mutex certificate_mutex_;
+    // By normalized address, each in one of them: the latest verdict. Guarded by certificate_mutex_.
+    std::set<std::string> verified_addresses_;
+    std::map<std::string, std::string> failed_addresses_;  // the failure in words
+    std::string last_failed_address_;                      // guarded by certificate_mutex_
+    mutable std::string partial_;           // on the serving thread
+    mutable std::string partial_address_;   // the broker partial_ names
 };
 
 }  // namespace outbox::kafka

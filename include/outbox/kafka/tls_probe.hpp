@@ -24,8 +24,9 @@ struct TlsProbeAnswer {
 
 // Connects to `host_port` (host:port, [v6]:port, optionally with a protocol:// prefix), completes
 // a TLS handshake without checking the broker's certificate (librdkafka checks that), sends an
-// ApiVersions request and reads the answer's first bytes, all within `budget`. Gives up with
-// no_answer as soon as `cancel_fd` (when >= 0) becomes readable. Blocks: see client_certificate_probe.hpp.
+// ApiVersions request and reads the answer's first bytes, all within `budget`, the host-name
+// lookup included. Gives up with no_answer as soon as `cancel_fd` (when >= 0) becomes readable.
+// Blocks: see client_certificate_probe.hpp.
 TlsProbeAnswer probe_tls_listener(const config::KafkaSettings& settings, const std::string& host_port,
                                   std::chrono::milliseconds budget, int cancel_fd = -1);
 
