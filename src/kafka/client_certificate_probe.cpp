@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 
 #include "outbox/kafka/broker_address.hpp"
 #include "outbox/kafka/tls_probe.hpp"
@@ -62,22 +63,44 @@ ClientCertificateProbe::~ClientCertificateProbe() {
 void ClientCertificateProbe::start(const std::string& reason) {
     const auto now = Clock::now();
     if (last_start_ && now - *last_start_ < kProbeInterval) return;
+    bool announce = false;
     {
         const std::lock_guard lock(mutex_);
-        if (running_) return;  // still resolving a host name: the budget does not bound that
+        if (running_) return;  // within its budget of ending
         running_ = true;
+        announce = !outage_announced_;
+        outage_announced_ = true;
     }
     if (worker_.joinable()) worker_.join();
+    // Once per outage at info: a plain outage (brokers down) loses a connection every few seconds.
+    const auto log_at = [announce](const std::string& line) { announce ? log::info(line) : log::debug(line); };
+    log_at("kafka: TLS: a connection was lost; asking the bootstrap brokers whether they refuse the client certificate");
+    try {
+        worker_ = std::thread([this, reason, log_at] {
+            Verdict verdict;
+            try {
+                verdict = run(reason);
+                if (verdict.cause.empty()) log_at("kafka: TLS: no bootstrap broker refused the client certificate");
+            } catch (const std::exception& e) {
+                log::warn(std::string("kafka: TLS: the client-certificate probe failed: ") + e.what());
+            }
+            const std::lock_guard lock(mutex_);
+            running_ = false;
+            if (verdict.answered) outage_announced_ = false;
+            if (!verdict.cause.empty()) verdict_ = std::move(verdict.cause);
+        });
+    } catch (const std::exception& e) {
+        // No thread (std::system_error): called from librdkafka's error callback, which no
+        // exception may cross, so the next lost connection asks again.
+        {
+            const std::lock_guard lock(mutex_);
+            running_ = false;
+            if (announce) outage_announced_ = false;
+        }
+        log::warn(std::string("kafka: TLS: cannot start the client-certificate probe: ") + e.what());
+        return;
+    }
     last_start_ = now;
-    log::info("kafka: TLS: a connection was lost; asking the bootstrap brokers whether they refuse the client "
-              "certificate");
-    worker_ = std::thread([this, reason] {
-        std::string verdict = run(reason);
-        if (verdict.empty()) log::info("kafka: TLS: no bootstrap broker refused the client certificate");
-        const std::lock_guard lock(mutex_);
-        running_ = false;
-        if (!verdict.empty()) verdict_ = std::move(verdict);
-    });
 }
 
 std::string ClientCertificateProbe::take_verdict() {
@@ -89,23 +112,30 @@ void ClientCertificateProbe::wait() {
     if (worker_.joinable()) worker_.join();
 }
 
-std::string ClientCertificateProbe::run(const std::string& reason) const {
+ClientCertificateProbe::Verdict ClientCertificateProbe::run(const std::string& reason) const {
+    Verdict verdict;
     const auto deadline = Clock::now() + kProbeBudget;
     for (const auto& broker : bootstrap_entries(bootstrap_servers_)) {
         if (Clock::now() >= deadline) break;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         const TlsProbeAnswer answer = probe_tls_listener(settings_, broker, left, cancel_.get());
-        if (answer.outcome == TlsProbeAnswer::Outcome::accepted) return {};
-        if (answer.outcome != TlsProbeAnswer::Outcome::refused) continue;
+        if (answer.outcome == TlsProbeAnswer::Outcome::no_answer) continue;
+        verdict.answered = true;
+        if (answer.outcome == TlsProbeAnswer::Outcome::accepted) return verdict;
         const std::string alert = " (TLS alert: " + answer.description + ")";
-        if (refuses_certificate(answer.alert))
-            return "kafka: TLS: broker " + broker + " refused the client certificate" + alert +
-                      (client_certificate_ ? ": is it signed by a CA the broker trusts (its ssl.truststore)?"
-                                           : ": it requires one; set ssl.certificate.location and ssl.key.location");
-        if (refuses_handshake(answer.alert))
-            return "kafka: TLS: broker " + broker + " refused the TLS handshake" + alert + "; librdkafka said: " + reason;
+        if (refuses_certificate(answer.alert)) {
+            verdict.cause = "kafka: TLS: broker " + broker + " refused the client certificate" + alert +
+                            (client_certificate_ ? ": is it signed by a CA the broker trusts (its ssl.truststore)?"
+                                                 : ": it requires one; set ssl.certificate.location and ssl.key.location");
+            return verdict;
+        }
+        if (refuses_handshake(answer.alert)) {
+            verdict.cause = "kafka: TLS: broker " + broker + " refused the TLS handshake" + alert +
+                            "; librdkafka said: " + reason;
+            return verdict;
+        }
     }
-    return {};
+    return verdict;
 }
 
 }  // namespace outbox::kafka

@@ -3,6 +3,7 @@
 #include "outbox/kafka/client_conf.hpp"
 
 #include <fcntl.h>
+#include <openssl/x509_vfy.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -270,25 +271,38 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
 
 void Producer::purge() { rd_kafka_purge(handle_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT); }
 
-void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque) {
+void Producer::on_error(rd_kafka_t*, int error, const char* reason, void* opaque) noexcept {
     // Transient broker errors are retried by librdkafka itself; fatal ones surface through
     // fatal_error() and failed delivery reports. Refused credentials and certificates stay refused.
-    log::warn(std::string("kafka: ") + rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)) + ": " + reason);
-    static_cast<Producer*>(opaque)->connection_failures_.error_reported(static_cast<rd_kafka_resp_err_t>(error), reason);
+    const auto code = static_cast<rd_kafka_resp_err_t>(error);
+    try {
+        log::warn(std::string("kafka: ") + rd_kafka_err2name(code) + ": " + reason);
+        static_cast<Producer*>(opaque)->connection_failures_.error_reported(code, reason);
+    } catch (const std::exception& e) {
+        log::error(std::string("kafka: cannot judge librdkafka's error ") + rd_kafka_err2name(code) + ": " + e.what());
+    }
 }
 
 int Producer::on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int depth, const char*, size_t,
-                             char* errstr, size_t errstr_size, void* opaque) {
-    return static_cast<Producer*>(opaque)->connection_failures_.certificate_checked(broker, *x509_error, depth, errstr,
-                                                                                   errstr_size) ? 1 : 0;
+                             char* errstr, size_t errstr_size, void* opaque) noexcept {
+    try {
+        return static_cast<Producer*>(opaque)->connection_failures_.certificate_checked(broker, *x509_error, depth, errstr,
+                                                                                       errstr_size) ? 1 : 0;
+    } catch (const std::exception&) {
+        return *x509_error == X509_V_OK ? 1 : 0;  // OpenSSL's verdict, unremembered
+    }
 }
 
-void Producer::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
-    const std::string line = std::string("kafka: ") + facility + ": " + message;
-    if (level <= 3) log::error(line);
-    else if (level <= 4) log::warn(line);
-    else if (level <= 6) log::info(line);
-    else log::debug(line);
+void Producer::on_log(const rd_kafka_t*, int level, const char* facility, const char* message) noexcept {
+    try {
+        const std::string line = std::string("kafka: ") + facility + ": " + message;
+        if (level <= 3) log::error(line);
+        else if (level <= 4) log::warn(line);
+        else if (level <= 6) log::info(line);
+        else log::debug(line);
+    } catch (const std::exception&) {
+        // Nothing to say it with: the line is lost, librdkafka goes on.
+    }
 }
 
 }  // namespace outbox::kafka

@@ -60,7 +60,14 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
             // errors reach the producer only when it is served.
             producer.serve(0);
             if (const auto& refused = producer.authentication_failure(); !refused.empty()) throw DefiniteError(refused);
-            if (e.kind != kafka::TransactionError::Kind::retriable || clock_.now() >= deadline) fail(e);
+            if (e.kind != kafka::TransactionError::Kind::retriable) fail(e);
+            if (clock_.now() >= deadline) {
+                // A broker that refuses TLS while others serve may be the transaction coordinator:
+                // as for a failed delivery, replacing the producer cannot change that.
+                if (const auto& refused = producer.refusal_blocking_delivery(); !refused.empty())
+                    throw DefiniteError(refused + "; " + e.what());
+                fail(e);
+            }
             if (stop_requested_())
                 throw TransientError("kafka: stopped while initialising Kafka transactions (init_transactions)");
         }

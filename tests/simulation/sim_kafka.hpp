@@ -110,6 +110,7 @@ public:
     std::string fatal_error() const override { return fatal_; }
     bool fenced() const override { return fenced_; }
     const std::string& authentication_failure() const override { return authentication_failure_; }
+    const std::string& refusal_blocking_delivery() const override { return no_refusal_; }
     std::optional<int> partition_count(std::string_view topic, int at_least, int timeout_ms) override;
     std::string check_metadata(int) const override { return {}; }
     void look_up_topic(std::string_view topic) override;
@@ -155,6 +156,7 @@ private:
     std::string fatal_;
     bool fenced_ = false;
     std::string authentication_failure_;
+    const std::string no_refusal_;  // the simulated brokers speak no TLS, so none refuses it
     std::map<std::string, int, std::less<>> known_partitions_;
     struct AdminRequest {
         std::chrono::steady_clock::time_point due;

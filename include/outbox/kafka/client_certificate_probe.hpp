@@ -15,7 +15,8 @@ namespace outbox::kafka {
 // tls_probe.hpp), on a thread of its own: a probe may wait up to its budget on a broker that
 // accepts connections and never answers, and the serving thread must keep streaming meanwhile.
 // One probe at a time, at most one start per interval; the serving thread starts it and collects
-// its verdict later.
+// its verdict later. Every wait of a probe, the host-name lookups included, ends at its budget or
+// at the destructor's cancel, so the destructor's join is short.
 class ClientCertificateProbe {
 public:
     ClientCertificateProbe(const config::KafkaSettings& settings, std::string bootstrap_servers,
@@ -25,7 +26,8 @@ public:
     ClientCertificateProbe& operator=(const ClientCertificateProbe&) = delete;
 
     // Starts a probe after librdkafka lost a TLS connection with `reason`, unless one runs or
-    // one started less than the interval ago.
+    // one started less than the interval ago. A thread that cannot start is logged, not thrown (this
+    // runs in librdkafka's error callback), and the next lost connection asks again.
     void start(const std::string& reason);
 
     // The definite cause a finished probe found, once; empty while none is known.
@@ -35,8 +37,12 @@ public:
     void wait();
 
 private:
-    // The definite cause, or empty: the first broker that answers decides.
-    std::string run(const std::string& reason) const;
+    struct Verdict {
+        std::string cause;      // the definite cause, or empty
+        bool answered = false;  // a broker answered the TLS handshake, refusing or not
+    };
+    // The first broker that answers decides.
+    Verdict run(const std::string& reason) const;
 
     const config::KafkaSettings settings_;
     const std::string bootstrap_servers_;
@@ -46,6 +52,8 @@ private:
     std::thread worker_;
     std::mutex mutex_;
     bool running_ = false;  // guarded by mutex_
+    // A probe was logged at info and no broker has answered since; guarded by mutex_.
+    bool outage_announced_ = false;
     std::string verdict_;   // guarded by mutex_
 };
 

@@ -79,11 +79,9 @@ public:
     // Empty until a broker refused our credentials; then the cause.
     virtual const std::string& authentication_failure() const = 0;
     // Empty unless one broker refuses the connection while others serve it (see
-    // ConnectionFailures): then the cause, which becomes definite once a delivery fails.
-    virtual const std::string& refusal_blocking_delivery() const {
-        static const std::string none;
-        return none;
-    }
+    // ConnectionFailures): then the cause, which becomes definite once a delivery fails or
+    // init_transactions gives up.
+    virtual const std::string& refusal_blocking_delivery() const = 0;
 
     // How many partitions `topic` has (cached; asked again when `at_least` is not below the
     // cached count). Nothing when the cluster does not say within `timeout_ms`.

@@ -95,11 +95,12 @@ private:
     rd_kafka_topic_t* topic_handle(std::string_view topic);
     std::int64_t report_time_ms();
     void drain_wakeup_pipe();
+    // librdkafka's C callbacks: no exception may leave them.
     static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
-    static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque);
-    static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message);
+    static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque) noexcept;
+    static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message) noexcept;
     static int on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
-                              char* errstr, size_t errstr_size, void* opaque);
+                              char* errstr, size_t errstr_size, void* opaque) noexcept;
     static ConfPtr admin_conf(const config::KafkaSettings& settings, const std::string& bootstrap_servers);
 
     struct TransparentHash {
