@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/admin_requests.hpp"
 #include "outbox/kafka/bootstrap_reachability.hpp"
 #include "outbox/kafka/embedded_cluster.hpp"
 #include "outbox/kafka/producer.hpp"
@@ -195,9 +197,17 @@ int run_checks(const outbox::config::Config& config) {
     return all_ok ? kExitClean : kExitDefinite;
 }
 
-}  // namespace
+// Kafka admin requests still running were cancelled when their owners went (admin_requests.hpp)
+// and end within seconds. Past the bound the process exits without static destructors and the
+// libraries' exit-time clean-up (OpenSSL's), which such a thread could still be using; silently,
+// so that the last line still names the cause of a definite error.
+int after_kafka_threads(int status) {
+    if (outbox::kafka::AdminRequests::wait_for_all(std::chrono::seconds(3))) return status;
+    std::fflush(nullptr);
+    std::quick_exit(status);
+}
 
-int main(int argc, char** argv) {
+int router_main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "replay") return outbox::replay::run_replay_command(argc, argv);
     int exit_code = kExitClean;
@@ -242,3 +252,7 @@ int main(int argc, char** argv) {
         return kExitDefinite;
     }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return after_kafka_threads(router_main(argc, argv)); }

@@ -15,7 +15,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 // AdminRequests answers a look-up within its own 10 s metadata timeout; this is only a backstop.
 constexpr auto kLookupLimit = std::chrono::seconds(15);
-constexpr auto kCreateLimit = std::chrono::seconds(5);
+// CreateTopics' own timeout, shorter than a topic.creation request's: some brokers (and librdkafka's
+// mock cluster, which `make demo` runs) never answer it, and set-up goes on without the answer
+// (the topic is auto-created on first use). The request ends with the wait, so no thread outlives it.
+constexpr auto kCreateTimeout = std::chrono::seconds(5);
+// A backstop: CreateTopics answers by its timeout.
+constexpr auto kCreateLimit = kCreateTimeout + std::chrono::seconds(2);
 constexpr auto kReadLimit = std::chrono::seconds(30);
 // How often a wait looks at the stop request.
 constexpr auto kSlice = std::chrono::milliseconds(100);
@@ -53,7 +58,7 @@ OffsetStore::OffsetStore(const config::KafkaSettings& settings, std::string boot
       source_(std::move(source)), key_(source_.key()) {}
 
 // On a client of its own, in a thread of its own (AdminRequests): a broker that does not answer
-// holds up nothing but this wait, which a stop request ends.
+// holds up nothing but this wait, which a stop request ends; leaving it cancels the request.
 int OffsetStore::partition_count(const StopRequested& stop_requested) const {
     AdminRequests admin(client_conf(settings_, bootstrap_servers_, {}));
     admin.look_up(topic_);
@@ -66,7 +71,7 @@ int OffsetStore::partition_count(const StopRequested& stop_requested) const {
 
 void OffsetStore::ensure_topic(const StopRequested& stop_requested) {
     if (partition_count(stop_requested) > 0) return;
-    AdminRequests admin(client_conf(settings_, bootstrap_servers_, {}));
+    AdminRequests admin(client_conf(settings_, bootstrap_servers_, {}), kCreateTimeout);
     // One partition: there are few sources, and compaction keeps one record per source.
     admin.create(topic_, 1, -1, {{"cleanup.policy", "compact"}});
     const auto answer = await(admin, topic_, kCreateLimit, stop_requested, "creating");
