@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "outbox/config/conninfo.hpp"
 #include "outbox/config/placement_parser.hpp"
 #include "outbox/config/yaml_entries.hpp"
 #include "outbox/util/errors.hpp"
@@ -106,7 +107,7 @@ void read_postgres(const Entry& section, PostgresSettings& pg) {
              {
                  {"conninfo",
                   [&](const Entry& e) {
-                      pg.conninfo = non_empty_text(e);
+                      pg.conninfo = expand_conninfo(written_text_of(e), e.key, e.location);
                       pg.conninfo_location = e.location;
                   }},
                  {"slot.name", [&](const Entry& e) { pg.slot_name = slot_name(e); }},

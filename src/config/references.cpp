@@ -17,6 +17,9 @@
 namespace outbox::config {
 namespace {
 
+constexpr std::string_view kEnv = "${env:";
+constexpr std::string_view kFile = "${file:";
+
 std::string environment_value(const std::string& name, const std::string& key, const Location& where) {
     if (name.empty()) fail(where, key + ": ${env:} names no variable");
     const char* value = std::getenv(name.c_str());
@@ -50,8 +53,18 @@ std::string file_value(const std::string& reference, const std::string& key, con
 }  // namespace
 
 std::string expand_references(const std::string& text, const std::string& key, const Location& where) {
-    static constexpr std::string_view kEnv = "${env:";
-    static constexpr std::string_view kFile = "${file:";
+    return expand_references(text, key, where, [](std::string_view value) { return std::string(value); });
+}
+
+bool is_one_reference(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\n\r\f\v");
+    if (first == std::string_view::npos) return false;
+    text = text.substr(first, text.find_last_not_of(" \t\n\r\f\v") - first + 1);
+    return (text.starts_with(kEnv) || text.starts_with(kFile)) && text.find('}') == text.size() - 1;
+}
+
+std::string expand_references(const std::string& text, const std::string& key, const Location& where,
+                              const std::function<std::string(std::string_view)>& inserted) {
     std::string out;
     std::size_t pos = 0;
     for (;;) {
@@ -66,7 +79,7 @@ std::string expand_references(const std::string& text, const std::string& key, c
             fail(where, key + ": unterminated " + (is_env ? "${env:...}" : "${file:...}") + " reference");
         const std::string reference = text.substr(body, end - body);
         out.append(text, pos, start - pos)
-            .append(is_env ? environment_value(reference, key, where) : file_value(reference, key, where));
+            .append(inserted(is_env ? environment_value(reference, key, where) : file_value(reference, key, where)));
         pos = end + 1;
     }
 }

@@ -23,6 +23,11 @@ std::string describe_kind(const YAML::Node& node) {
     return "no value";
 }
 
+const std::string& written_scalar(const YAML::Node& node, const std::string& key, const Location& where) {
+    if (!node.IsScalar()) fail(where, key + ": expected a single value, got " + describe_kind(node));
+    return node.Scalar();
+}
+
 }  // namespace
 
 [[noreturn]] void fail(const Location& where, const std::string& message) {
@@ -45,8 +50,11 @@ std::string_view trim(std::string_view text) {
 }
 
 std::string scalar_at(const YAML::Node& node, const std::string& key, const Location& where) {
-    if (!node.IsScalar()) fail(where, key + ": expected a single value, got " + describe_kind(node));
-    return expand_references(node.Scalar(), key, where);
+    return expand_references(written_scalar(node, key, where), key, where);
+}
+
+std::string written_text_of(const Entry& e) {
+    return written_scalar(e.value, e.key, e.location);
 }
 
 std::string text_of(const Entry& e) {

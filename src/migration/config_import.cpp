@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "outbox/config/conninfo.hpp"
 #include "outbox/migration/producer_properties.hpp"
 #include "outbox/util/errors.hpp"
 
@@ -49,18 +50,11 @@ std::string yaml_scalar(const std::string& value) {
                                           : nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// A conninfo value: quoted when empty or holding blanks, quotes or backslashes, or a reference
-// to the environment or a file (whose value, inserted as is at load, may hold blanks).
+// A conninfo value; a reference to the environment or a file is always quoted, so that a path
+// with blanks stays one value (the router expands it inside the value: config/conninfo.hpp).
 std::string conninfo_value(const std::string& value) {
-    if (!value.empty() && value.find_first_of(" \t'\\") == std::string::npos &&
-        value.find("${env:") == std::string::npos && value.find("${file:") == std::string::npos)
-        return value;
-    std::string quoted = "'";
-    for (const char c : value) {
-        if (c == '\'' || c == '\\') quoted += '\\';
-        quoted += c;
-    }
-    return quoted + "'";
+    const bool reference = value.find("${env:") != std::string::npos || value.find("${file:") != std::string::npos;
+    return reference ? config::quoted_conninfo_value(value) : config::conninfo_value(value);
 }
 
 const std::set<std::string>& router_outbox_options() {

@@ -3,22 +3,19 @@
 #include <algorithm>
 #include <array>
 
+#include "outbox/config/conninfo.hpp"
+
 namespace outbox::replication {
 
 std::string with_settings(std::string_view conninfo, std::span<const ConnectionSetting> settings) {
-    const bool uri = conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
-    if (!uri) {
+    if (!config::is_conninfo_uri(conninfo)) {
         // In key/value form the last setting of a key wins, so the caller's own values prevail.
         std::string text;
-        for (const auto& [key, value] : settings) text.append(key).append("=").append(value).append(" ");
+        for (const auto& [key, value] : settings)
+            text.append(key).append("=").append(config::conninfo_value(value)).append(" ");
         if (conninfo.find('=') != std::string_view::npos) return text.append(conninfo);
         // Without '=' libpq reads the whole string as a database name; keep that meaning.
-        text.append("dbname='");
-        for (const char c : conninfo) {
-            if (c == '\\' || c == '\'') text += '\\';
-            text += c;
-        }
-        return text.append("'");
+        return text.append("dbname=").append(config::quoted_conninfo_value(conninfo));
     }
     // In a URI, add only the parameters the caller left out, so theirs are kept.
     std::string result(conninfo);
@@ -29,7 +26,7 @@ std::string with_settings(std::string_view conninfo, std::span<const ConnectionS
         const std::string assignment = std::string(key) + "=";
         if (parameters.find("?" + assignment) != std::string::npos || parameters.find("&" + assignment) != std::string::npos)
             continue;
-        result.append(1, separator).append(assignment).append(value);
+        result.append(1, separator).append(assignment).append(config::uri_encoded(value));
         separator = '&';
     }
     return result;

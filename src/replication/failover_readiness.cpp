@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "outbox/config/conninfo.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::replication {
@@ -24,15 +25,6 @@ std::vector<std::string> split_list(const std::string& text) {
         if (!item.empty()) items.push_back(item);
     }
     return items;
-}
-
-std::string quoted_conninfo_value(const std::string& text) {
-    std::string out = "'";
-    for (const char c : text) {
-        if (c == '\'' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "'";
 }
 
 struct ConninfoOptionsDeleter {
@@ -117,7 +109,7 @@ void FailoverReadiness::check_standbys(const std::string& conninfo) {
         else if (keyword == "port") ports = o->val;
         else if (keyword != "hostaddr" && keyword != "replication" && keyword != "target_session_attrs" &&
                  keyword != "connect_timeout")
-            base += keyword + "=" + quoted_conninfo_value(o->val) + " ";
+            base += keyword + "=" + config::quoted_conninfo_value(o->val) + " ";
     }
     const auto host_list = split_list(hosts);
     if (host_list.size() < 2) {
@@ -132,8 +124,8 @@ void FailoverReadiness::check_standbys(const std::string& conninfo) {
     for (std::size_t i = 0; i < host_list.size(); ++i) {
         const std::string port = port_list.empty() ? "" : port_list.size() == 1 ? port_list[0] : port_list.at(std::min(i, port_list.size() - 1));
         if (host_list[i] == connected_host && (port.empty() || port == connected_port)) continue;
-        check_standby(base + "host=" + quoted_conninfo_value(host_list[i]) +
-                          (port.empty() ? "" : " port=" + quoted_conninfo_value(port)) +
+        check_standby(base + "host=" + config::quoted_conninfo_value(host_list[i]) +
+                          (port.empty() ? "" : " port=" + config::quoted_conninfo_value(port)) +
                           " target_session_attrs=any connect_timeout=5",
                       host_list[i], port);
     }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "outbox/config/conninfo.hpp"
 #include "outbox/util/errors.hpp"
 
 namespace outbox::replication {
@@ -31,6 +32,11 @@ struct ConnectParameters {
 }  // namespace
 
 PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : wait_(std::move(wait)) {
+    // libpq's message about a connection string it cannot read quotes the string, password
+    // included. postgres.conninfo is checked at load (config/conninfo.hpp); this covers any other.
+    if (!config::libpq_reads(conninfo))
+        throw DefiniteError("postgres: cannot connect: libpq cannot read the connection string (its message is "
+                            "left out: it quotes the string, which may hold a password)");
     const ConnectParameters parameters(conninfo, mode);
     if (!wait_) {
         conn_.reset(PQconnectdbParams(parameters.keys.data(), parameters.values.data(), 1));

@@ -277,3 +277,63 @@ BOOST_AUTO_TEST_CASE(a_role_without_connect_or_login_is_told_the_grant_by_check_
     refused_definitely(config_with(nologin, postgres().conninfo(nologin) + " user=" + kNoLoginRole, "nologin.events"),
                        "the role needs LOGIN: ALTER ROLE <role> LOGIN");
 }
+
+// A password holding a quote, a backslash, blanks and '=', from a ${file:} reference in a quoted
+// conninfo value as outbox-router import writes it: the stream and the heartbeat's session log
+// in with it and it shows nowhere. A conninfo libpq cannot read, inline or in a file, is refused
+// at load naming the setting at fault, with nothing of the secret (libpq's own message would quote it).
+BOOST_AUTO_TEST_CASE(a_password_with_quotes_backslashes_and_blanks_logs_in_and_a_broken_conninfo_prints_no_secret) {
+    const auto db = outbox_database_for("quotedsecret", kPasswordRole);
+    const std::string topic = "quotedsecret.events";
+    struct PasswordRestored {
+        ~PasswordRestored() {
+            try {
+                Sql(postgres().conninfo("postgres"))
+                    .exec(std::string("ALTER ROLE ") + kPasswordRole + " PASSWORD '" + kPassword + "'");
+            } catch (const std::exception& e) {
+                BOOST_TEST_MESSAGE("the password of " << kPasswordRole << " was not restored: " << e.what());
+            }
+        }
+    } restored;
+    // o'k \ s3cr=t x, in SQL and in Java properties syntax.
+    Sql(postgres().conninfo("postgres")).exec(std::string("ALTER ROLE ") + kPasswordRole + " PASSWORD 'o''k \\ s3cr=t x'");
+    const std::string secrets = work_dir() + "/quoted-secrets.properties";
+    write_file(secrets, "database.password=o'k \\\\ s3cr=t x\n"
+                        "database.url=postgresql://" + std::string(kPasswordRole) + ":o%27k%zzs3cr@127.0.0.1:" +
+                            std::to_string(postgres().port()) + "/" + db + "\n");
+    const auto no_secret = [](const std::string& output) {
+        return !contains(output, "s3cr") && !contains(output, "o'k") && !contains(output, "o%27k");
+    };
+
+    auto config = config_with(db, postgres().conninfo(db) + " user=" + kPasswordRole + " password='${file:" + secrets +
+                                      ":database.password}'", topic);
+    config.insert(config.find("postgres:\n") + 10, "  heartbeat.interval.ms: 200\n");
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 0, check.output());
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql sql(postgres().conninfo(db));
+    BOOST_TEST(wait_until([&] {
+        return sql.scalar(std::string("SELECT count(*) FROM pg_stat_activity WHERE usename = '") + kPasswordRole +
+                          "' AND application_name = 'outbox-router-heartbeat'") == "1";
+    }, 30s));
+    sql.exec(outbox_rows_sql(0, 20, 3));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 20).size() == 20u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+    BOOST_TEST(no_secret(router.output() + check.output()), router.output() + check.output());
+
+    const std::pair<std::string, std::string> broken[] = {
+        {postgres().conninfo(db) + " user=" + kPasswordRole + " password=o'k s3cr=t",
+         ".yaml:2: postgres.conninfo: the setting after password=... names no libpq connection option"},
+        {"${file:" + secrets + ":database.url}",
+         ".yaml:2: postgres.conninfo: the conninfo in ${file:" + secrets + ":database.url}: libpq cannot read this "
+         "connection URI"}};
+    for (const auto& [conninfo, cause] : broken) {
+        for (const auto* mode : {"", "--check"}) {
+            RouterProcess refused(work_dir(), config_with(db, conninfo, topic), mode);
+            BOOST_TEST(refused.wait(60s) == 1, refused.output());
+            BOOST_TEST(contains(last_line(refused.output()), cause), refused.output());
+            BOOST_TEST(no_secret(refused.output()), refused.output());
+        }
+    }
+}

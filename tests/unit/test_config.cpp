@@ -161,8 +161,9 @@ BOOST_AUTO_TEST_CASE(env_references_are_expanded) {
         "  bootstrap.servers: ${env:OUTBOX_TEST_BROKERS}",
         "  sasl.password: \"x${env:OUTBOX_TEST_HOST}y\"",
     }));
-    // The variable's value is inserted verbatim: the ${env:...} inside OUTBOX_TEST_PW stays as is.
-    BOOST_TEST(c.postgres.conninfo == "host=db.internal password=p@ss ${env:OUTBOX_TEST_HOST}");
+    // The variable's value is inserted verbatim: the ${env:...} inside OUTBOX_TEST_PW stays as is,
+    // and in conninfo the value is quoted so that libpq reads it whole.
+    BOOST_TEST(c.postgres.conninfo == "host=db.internal password='p@ss ${env:OUTBOX_TEST_HOST}'");
     BOOST_TEST(c.outbox.route_topic_replacement == "db.internal.${routedByValue}.${other}");
     BOOST_REQUIRE(c.kafka.properties.size() == 2u);
     BOOST_TEST(c.kafka.properties[0].value == "b1:9092");
@@ -224,7 +225,7 @@ BOOST_AUTO_TEST_CASE(file_references_are_read_from_properties_files) {
         "  sasl.username: \"${file:" + secrets.path + ":spaced key}\"",
     }));
     // The value is inserted verbatim, never expanded again.
-    BOOST_TEST(c.postgres.conninfo == "host=db password=s3cret ${env:HOME}");
+    BOOST_TEST(c.postgres.conninfo == "host=db password='s3cret ${env:HOME}'");
     BOOST_TEST(c.outbox.route_topic_replacement == "new.${routedByValue}");
     BOOST_REQUIRE(c.kafka.properties.size() == 3u);
     BOOST_TEST(c.kafka.properties[1].value == "k:pw");

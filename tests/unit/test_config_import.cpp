@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+
+#include <libpq-fe.h>
 
 #include "outbox/config/config.hpp"
 #include "outbox/migration/config_import.hpp"
@@ -122,7 +125,7 @@ BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overr
     BOOST_TEST_MESSAGE(imported.yaml);
     ::setenv("PG_PASSWORD", "s3cret", 1);
     const auto config = load(imported);
-    BOOST_TEST(config.postgres.conninfo == "host=db dbname=shop user=dbz password='s3cret'");
+    BOOST_TEST(config.postgres.conninfo == "host=db dbname=shop user=dbz password=s3cret");
     BOOST_TEST(config.postgres.slot_name == "orders_slot");
     BOOST_TEST(config.postgres.slot_failover.value_or(true) == false);  // kept where Debezium's config sets it
     BOOST_TEST(config.postgres.publication_name == "orders_pub");
@@ -230,6 +233,30 @@ BOOST_AUTO_TEST_CASE(file_config_provider_references_are_kept_and_read_at_load) 
     BOOST_TEST(kafka_property(config, "sasl.password") == "kafka-secret-2");
     BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"extended.headers.enabled", "bootstrap.servers"}),
                boost::test_tools::per_element());
+}
+
+// A secret holding what a conninfo gives meaning to (quote, backslash, blank, '=') reaches libpq
+// as it is in the file: the router expands the reference inside the value it stands in.
+BOOST_AUTO_TEST_CASE(a_file_secret_with_quotes_backslashes_and_blanks_reaches_libpq_exactly) {
+    const std::string path = "/tmp/outbox-import-quoted-" + std::to_string(::getpid()) + ".properties";
+    std::ofstream(path) << "pg.password=o'k \\\\ s3cr=t x\n";
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.user": "it's me", "database.password": "${file:)" + path + R"(:pg.password}"
+    })");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    const auto config = load(imported);
+    std::remove(path.c_str());
+    char* message = nullptr;
+    PQconninfoOption* options = PQconninfoParse(config.postgres.conninfo.c_str(), &message);
+    BOOST_REQUIRE(options);
+    std::map<std::string, std::string> values;
+    for (const PQconninfoOption* o = options; o->keyword; ++o)
+        if (o->val) values[o->keyword] = o->val;
+    PQconninfoFree(options);
+    BOOST_TEST(values["password"] == "o'k \\ s3cr=t x");
+    BOOST_TEST(values["user"] == "it's me");
+    BOOST_TEST(values["host"] == "db");
 }
 
 BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_listed) {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "outbox/config/config.hpp"
 
@@ -13,5 +15,12 @@ namespace outbox::config {
 // Any other ${...} stays as written. A missing variable, file or key is a ConfigError naming
 // `where`, the setting `key`, the reference and the file, never a value.
 std::string expand_references(const std::string& text, const std::string& key, const Location& where);
+
+// The same, each reference's value written as `inserted` returns it (e.g. percent-encoded in a URI).
+std::string expand_references(const std::string& text, const std::string& key, const Location& where,
+                              const std::function<std::string(std::string_view)>& inserted);
+
+// Whether `text` is one reference and nothing else (blanks around it aside).
+bool is_one_reference(std::string_view text);
 
 }  // namespace outbox::config

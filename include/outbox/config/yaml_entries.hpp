@@ -52,6 +52,8 @@ void dispatch(const std::vector<Entry>& entries, const std::vector<KeyHandler>& 
 // Typed values; each failure names the key and its line.
 std::string scalar_at(const YAML::Node& node, const std::string& key, const Location& where);
 std::string text_of(const Entry& e);
+// The value as written, references left for the caller to expand (postgres.conninfo: conninfo.hpp).
+std::string written_text_of(const Entry& e);
 std::string non_empty_text(const Entry& e);
 int integer_at_least(const Entry& e, int minimum);
 // Lower-cased and trimmed, as Debezium reads its boolean and enumerated options.

@@ -11,7 +11,8 @@ namespace outbox::replication {
 using ConnectionSetting = std::pair<std::string_view, std::string_view>;
 
 // `conninfo` (key/value or URI) with `settings` added where it does not set them itself: the
-// caller's own values prevail.
+// caller's own values prevail. Each value is quoted or percent-encoded as the form needs
+// (config/conninfo.hpp), so libpq reads it exactly.
 std::string with_settings(std::string_view conninfo, std::span<const ConnectionSetting> settings);
 
 // The replication connection's conninfo: TCP keepalives and tcp_user_timeout scaled to
