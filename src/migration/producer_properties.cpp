@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -32,6 +33,37 @@ const std::map<std::string, std::string>& renamed_properties() {
         {"send.buffer.bytes", "socket.send.buffer.bytes"},
     };
     return names;
+}
+
+// The quoted value of `option` in a JAAS configuration, as Kafka's JaasConfig reads it with
+// java.io.StreamTokenizer: a backslash escapes the next character (\" is a quote), \n, \t and
+// the like and octal \ooo as in Java source.
+std::optional<std::string> jaas_quoted_option(const std::string& jaas, const std::string& option) {
+    const std::regex pattern("(?:^|\\s)" + option + "\\s*=\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+    std::smatch match;
+    if (!std::regex_search(jaas, match, pattern)) return std::nullopt;
+    const std::string raw = match[1];
+    std::string value;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] != '\\') {
+            value += raw[i];
+            continue;
+        }
+        const char c = raw[++i];  // the pattern never ends on a lone backslash
+        if (c >= '0' && c <= '7') {
+            int code = c - '0';
+            const std::size_t most = c <= '3' ? 2 : 1;
+            for (std::size_t more = 0; more < most && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7'; ++more)
+                code = code * 8 + (raw[++i] - '0');
+            value += static_cast<char>(code);
+            continue;
+        }
+        static const std::map<char, char> escapes = {{'a', '\a'}, {'b', '\b'}, {'f', '\f'}, {'n', '\n'},
+                                                     {'r', '\r'}, {'t', '\t'}, {'v', '\v'}};
+        const auto escape = escapes.find(c);
+        value += escape == escapes.end() ? c : escape->second;
+    }
+    return value;
 }
 
 }  // namespace
@@ -71,14 +103,13 @@ MappedProducerProperties map_producer_properties(const std::vector<Setting>& pro
                 skip(s, "not a number of bytes");
             }
         } else if (key == "sasl.jaas.config") {
-            static const std::regex user("username\\s*=\\s*\"([^\"]*)\"");
-            static const std::regex password("password\\s*=\\s*\"([^\"]*)\"");
-            std::smatch u, p;
             const bool known_module = resolved->find("PlainLoginModule") != std::string::npos ||
                                       resolved->find("ScramLoginModule") != std::string::npos;
-            if (known_module && std::regex_search(*resolved, u, user) && std::regex_search(*resolved, p, password)) {
-                kafka.emplace_back("sasl.username", u[1]);
-                kafka.emplace_back("sasl.password", p[1]);
+            const auto user = jaas_quoted_option(*resolved, "username");
+            const auto password = jaas_quoted_option(*resolved, "password");
+            if (known_module && user && password) {
+                kafka.emplace_back("sasl.username", *user);
+                kafka.emplace_back("sasl.password", *password);
             } else {
                 skip(s, "only PLAIN and SCRAM login modules with username and password carry over "
                         "(librdkafka: sasl.username, sasl.password; OAUTHBEARER and Kerberos take other keys)");

@@ -259,6 +259,20 @@ BOOST_AUTO_TEST_CASE(a_file_secret_with_quotes_backslashes_and_blanks_reaches_li
     BOOST_TEST(values["host"] == "db");
 }
 
+// Kafka's JaasConfig reads a quoted option as java.io.StreamTokenizer does: \" a quote, \\ a
+// backslash, \101 an octal character code.
+BOOST_AUTO_TEST_CASE(a_jaas_password_with_escaped_quotes_and_backslashes_carries_over_exactly) {
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\\\"1\" password=\"a\\\"b\\\\c d\\101\";"
+    })");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    const auto config = load(imported);
+    BOOST_TEST(kafka_property(config, "sasl.username") == "u\"1");
+    BOOST_TEST(kafka_property(config, "sasl.password") == "a\"b\\c dA");
+}
+
 BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_listed) {
     const auto imported = import_text(R"({
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
