@@ -24,6 +24,9 @@ kafka::HandlePtr make_consumer(const std::string& bootstrap_servers,
         {"group.id", "outbox-test-reader-" + std::to_string(++counter)},
         {"enable.auto.commit", "false"},
         {"enable.partition.eof", "true"},
+        // A partition's end is known only from a fetch answer with nothing past it, which the
+        // broker holds this long for data: every read ends with one.
+        {"fetch.wait.max.ms", "10"},
         {"isolation.level", isolation == Isolation::read_committed ? "read_committed" : "read_uncommitted"},
         {"log_level", "3"},
     };
@@ -36,10 +39,14 @@ kafka::HandlePtr make_consumer(const std::string& bootstrap_servers,
     return consumer;
 }
 
+// Asks for the topic by its handle: the answer also tells the client each partition's leader, which
+// an assignment made without it waits for (a fetch position is looked up on the leader, retried
+// every 500 ms until there is one).
 int partition_count(rd_kafka_t* rk, const std::string& topic, Clock::time_point deadline) {
+    const kafka::TopicPtr handle(rd_kafka_topic_new(rk, topic.c_str(), nullptr));
     while (Clock::now() < deadline) {
         const rd_kafka_metadata_t* raw = nullptr;
-        if (rd_kafka_metadata(rk, 1, nullptr, &raw, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (rd_kafka_metadata(rk, 0, handle.get(), &raw, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
             kafka::MetadataPtr metadata(raw);
             for (int i = 0; i < metadata->topic_cnt; ++i)
                 if (topic == metadata->topics[i].topic && metadata->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
