@@ -1,6 +1,7 @@
 #include "outbox/pipeline/stream_core.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/slot_gap_error.hpp"
@@ -119,9 +120,12 @@ void StreamCore::start_kafka_transactions() {
 
 // A slot this start had to create while the offsets topic records a position: the slot that
 // served that position is gone (dropped, or lost in a failover) and the new one starts at the
-// present, so transactions committed in between may never reach Kafka.
-void StreamCore::check_slot_covers(Lsn stored) const {
-    if (!source_.slot_created || stored == 0 || stored >= source_.slot_confirmed_lsn) return;
+// present, so transactions committed in between may never reach Kafka. Checked once per created
+// slot: later, the slot's confirmed position legitimately passes the stored one (transactions
+// without outbox events are confirmed without a Kafka transaction), and a reconnect must not take
+// that for a gap.
+void StreamCore::check_slot_covers(Lsn stored) {
+    if (!std::exchange(source_.slot_created, false) || stored == 0 || stored >= source_.slot_confirmed_lsn) return;
     const std::string window = "transactions committed after " + format_lsn(stored) + " and before " +
                                format_lsn(source_.slot_confirmed_lsn) + " may not be in Kafka";
     if (!config_.postgres.slot_recreate_when_lost)

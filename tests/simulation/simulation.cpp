@@ -321,6 +321,9 @@ private:
             source.wal_sender_timeout_ms = 60000;
             source.slot_confirmed_lsn = server_.slot_confirmed();
             source.slot_seen = source.publication_seen = true;
+            // The run's first connection creates the slot, as SourceSetup does; like it, later
+            // connections leave the flag as they found it.
+            if (!std::exchange(slot_created_, true)) source.slot_created = true;
             r.core.check_resume_position();
             r.stream = std::move(stream);
             note("instance " + std::to_string(r.number) + ": connection " + std::to_string(r.stream->connection()) +
@@ -395,6 +398,7 @@ private:
     Workload workload_;
     Checker checker_;
     int instances_ = 0;
+    bool slot_created_ = false;
     std::unique_ptr<Instance> router_;
     std::unique_ptr<Instance> paused_;
     Outcome outcome_;

@@ -109,7 +109,7 @@ private:
     void keep_up_while_kafka_waits();
     void rewind_kafka_transactions();
     void check_position(Lsn position, const std::string& what) const;
-    void check_slot_covers(Lsn stored) const;
+    void check_slot_covers(Lsn stored);
     Lsn confirmable_lsn();
     void confirm_to_postgres(bool reply_requested = false);
     void make_producer(const std::vector<std::pair<std::string, std::string>>& overrides = {});
