@@ -192,7 +192,10 @@ BOOST_AUTO_TEST_CASE(a_new_slot_behind_the_stored_position_is_refused_and_droppe
         BOOST_REQUIRE(wait_until([&] { return confirmed_flush_lsn(db, db) >= written; }, 60s));
         BOOST_REQUIRE(router.stop(SIGTERM) == 0);
     }
-    // The slot is lost while the router is down; these rows are in the gap.
+    // The slot is lost while the router is down; these rows are in the gap. The router's exit
+    // ends its walsender, which releases the slot a moment later.
+    const std::string slot_active = "SELECT active FROM pg_replication_slots WHERE slot_name = '" + db + "'";
+    BOOST_REQUIRE(wait_until([&] { return sql.scalar(slot_active) == "f"; }, 30s));
     sql.exec("SELECT pg_drop_replication_slot('" + db + "')");
     sql.exec(outbox_rows_sql(10, 5, 3));
     {
