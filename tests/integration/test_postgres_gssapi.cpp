@@ -1,18 +1,14 @@
 #define BOOST_TEST_MODULE postgres_gssapi
 #include <boost/test/unit_test.hpp>
 
-#include <poll.h>
-#include <sys/ioctl.h>
-
 #include <csignal>
 #include <cstdlib>
-#include <variant>
 
 #include "harness.hpp"
 #include "kdc.hpp"
 #include "outbox_source.hpp"
+#include "queued_backlog.hpp"
 #include "outbox/replication/replication_stream.hpp"
-#include "outbox/replication/walsender_frames.hpp"
 
 using namespace outbox;
 using namespace outbox::test;
@@ -115,34 +111,11 @@ BOOST_AUTO_TEST_CASE(a_queued_backlog_is_read_in_batches_and_to_its_end_over_gss
             stream.start(source.db, source.db, server_version);
             // Several transactions, so that the backlog ends with a commit after a full read.
             for (int i = 0; i < 4; ++i) source.sql->exec(padded_rows_sql(shape.rows / 4, shape.pad_bytes));
-            BOOST_REQUIRE(wait_until([&] {
-                int queued = 0;
-                return ioctl(stream.socket(), FIONREAD, &queued) == 0 && queued > 64 * 1024;
-            }, 10s));
-            int inserts = 0, commits = 0, frames = 0, reads = 0;
-            pollfd socket{stream.socket(), POLLIN, 0};
-            while (commits < 4) {
-                while (const auto frame = stream.next_frame()) {
-                    ++frames;
-                    const auto parsed = replication::parse_server_frame(*frame);
-                    if (const auto* data = std::get_if<replication::XLogData>(&parsed); data && !data->payload.empty()) {
-                        inserts += data->payload[0] == 'I';
-                        commits += data->payload[0] == 'C';
-                    }
-                }
-                if (commits == 4) break;
-                // The walsender sends nothing more once the backlog is out (its keepalive comes
-                // after half of wal_sender_timeout, 30 s here).
-                BOOST_REQUIRE_MESSAGE(poll(&socket, 1, 10000) == 1,
-                                      "no data on the socket for 10 s with " << inserts << " of " << shape.rows
-                                                                            << " inserts and " << commits
-                                                                            << " of 4 commits read");
-                stream.receive(true);
-                ++reads;
-            }
-            BOOST_TEST_MESSAGE(frames << " frames in " << reads << " reads");
-            BOOST_TEST(inserts == shape.rows);
-            if (shape.pad_bytes == 0) BOOST_TEST(frames >= 20 * reads, frames << " frames in " << reads << " reads");
+const auto backlog = read_queued_backlog(stream, 4);
+            BOOST_TEST_MESSAGE(backlog.frames << " frames in " << backlog.reads << " reads");
+            BOOST_TEST(backlog.inserts == shape.rows);
+            if (shape.pad_bytes == 0)
+                BOOST_TEST(backlog.frames >= 20 * backlog.reads, backlog.frames << " frames in " << backlog.reads << " reads");
         }
     }
 }
