@@ -134,6 +134,7 @@ void Producer::serve(int timeout_ms) {
     serving_ = true;
     rd_kafka_poll(handle_.get(), timeout_ms);
     serving_ = false;
+    rethrow_callback_failure();
 }
 
 bool Producer::flush(int timeout_ms) {
@@ -144,7 +145,12 @@ bool Producer::flush(int timeout_ms) {
     // before a broker thread has woken to look, and the records would wait after all.
     const rd_kafka_resp_err_t result = rd_kafka_flush(handle_.get(), timeout_ms);
     serving_ = false;
+    rethrow_callback_failure();
     return result == RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+void Producer::rethrow_callback_failure() {
+    if (callback_failure_) std::rethrow_exception(std::exchange(callback_failure_, nullptr));
 }
 
 // One clock read covers a serve()'s whole batch of reports (handed over within microseconds of
@@ -175,9 +181,8 @@ bool Producer::fenced() const {
 namespace {
 
 // librdkafka's rd_kafka_error_t, owned and turned into a TransactionError.
-void throw_if_failed(rd_kafka_error_t* raw, const Producer& producer, const char* what) {
-    if (!raw) return;
-    const ErrorPtr error(raw);
+void throw_if_failed(const ErrorPtr& error, const Producer& producer, const char* what) {
+    if (!error) return;
     const std::string message = std::string("kafka: ") + what + ": " + rd_kafka_error_string(error.get());
     using Kind = TransactionError::Kind;
     if (rd_kafka_error_is_fatal(error.get()))
@@ -190,19 +195,25 @@ void throw_if_failed(rd_kafka_error_t* raw, const Producer& producer, const char
 }  // namespace
 
 void Producer::init_transactions(int timeout_ms) {
-    throw_if_failed(rd_kafka_init_transactions(handle_.get(), timeout_ms), *this, "init_transactions");
+    const ErrorPtr error(rd_kafka_init_transactions(handle_.get(), timeout_ms));
+    rethrow_callback_failure();
+    throw_if_failed(error, *this, "init_transactions");
 }
 
 void Producer::begin_transaction() {
-    throw_if_failed(rd_kafka_begin_transaction(handle_.get()), *this, "begin_transaction");
+    throw_if_failed(ErrorPtr(rd_kafka_begin_transaction(handle_.get())), *this, "begin_transaction");
 }
 
 void Producer::commit_transaction(int timeout_ms) {
-    throw_if_failed(rd_kafka_commit_transaction(handle_.get(), timeout_ms), *this, "commit_transaction");
+    const ErrorPtr error(rd_kafka_commit_transaction(handle_.get(), timeout_ms));
+    rethrow_callback_failure();
+    throw_if_failed(error, *this, "commit_transaction");
 }
 
 void Producer::abort_transaction(int timeout_ms) {
-    throw_if_failed(rd_kafka_abort_transaction(handle_.get(), timeout_ms), *this, "abort_transaction");
+    const ErrorPtr error(rd_kafka_abort_transaction(handle_.get(), timeout_ms));
+    rethrow_callback_failure();
+    throw_if_failed(error, *this, "abort_transaction");
 }
 
 std::optional<int> Producer::partition_count(std::string_view topic, int at_least, int timeout_ms) {
@@ -240,8 +251,17 @@ std::string Producer::check_metadata(int timeout_ms) const {
     return {};
 }
 
-void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
+void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) noexcept {
     auto* self = static_cast<Producer*>(opaque);
+    if (self->callback_failure_) return;
+    try {
+        self->hand_over_report(message);
+    } catch (...) {
+        self->callback_failure_ = std::current_exception();
+    }
+}
+
+void Producer::hand_over_report(const rd_kafka_message_t* message) {
     DeliveryReport report;
     report.tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(message->_private));
     report.error = message->err;
@@ -249,8 +269,8 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
     report.partition = message->partition;
     report.offset = message->offset;
     report.size = message->len + message->key_len;
-    report.served_at_ms = self->report_time_ms();
-    if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return self->on_delivery_(report);
+    report.served_at_ms = report_time_ms();
+    if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return on_delivery_(report);
     // A failed record may be dead-lettered: hand over what it held.
     if (message->key) report.key = std::string_view(static_cast<const char*>(message->key), message->key_len);
     if (message->payload) report.value = std::string_view(static_cast<const char*>(message->payload), message->len);
@@ -266,7 +286,7 @@ void Producer::on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message
                                            : std::nullopt});
     }
     report.headers = headers;
-    self->on_delivery_(report);
+    on_delivery_(report);
 }
 
 void Producer::purge() { rd_kafka_purge(handle_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT); }

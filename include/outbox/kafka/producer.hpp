@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -95,8 +96,12 @@ private:
     rd_kafka_topic_t* topic_handle(std::string_view topic);
     std::int64_t report_time_ms();
     void drain_wakeup_pipe();
-    // librdkafka's C callbacks: no exception may leave them.
-    static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
+    // librdkafka's C callbacks: no exception may leave them. What the delivery handler throws is
+    // kept, the rest of that batch of reports is not handed over, and the call into librdkafka
+    // that served them rethrows it (rethrow_callback_failure()).
+    static void on_delivery_report(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) noexcept;
+    void hand_over_report(const rd_kafka_message_t* message);
+    void rethrow_callback_failure();
     static void on_error(rd_kafka_t*, int error, const char* reason, void* opaque) noexcept;
     static void on_log(const rd_kafka_t*, int level, const char* facility, const char* message) noexcept;
     static int on_certificate(rd_kafka_t*, const char* broker, int32_t, int* x509_error, int, const char*, size_t,
@@ -129,6 +134,7 @@ private:
     };
     std::unordered_map<const char*, KnownTopic> topics_by_address_;
     ConnectionFailures connection_failures_;
+    std::exception_ptr callback_failure_;
     AdminRequests admin_;  // CreateTopics and lookups, on clients of their own
     bool serving_ = false;
     std::optional<std::int64_t> serve_time_ms_;  // read at the first report of a serve()
