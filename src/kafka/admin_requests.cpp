@@ -1,5 +1,7 @@
 #include "outbox/kafka/admin_requests.hpp"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <system_error>
@@ -118,6 +120,10 @@ void AdminRequests::start(std::string_view topic, Request request) {
                 const std::lock_guard lock(slot->mutex);
                 slot->answer = std::move(answer);
             }
+            // rd_kafka_new made its TLS context on this thread: OpenSSL's state for it is freed
+            // now, while counted, not at the thread's exit, which could overlap the process's
+            // exit-time clean-up.
+            OPENSSL_thread_stop();
             const std::lock_guard lock(threads.mutex);
             if (--threads.count == 0) threads.none.notify_all();
         }).detach();
