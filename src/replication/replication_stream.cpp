@@ -64,9 +64,12 @@ void ReplicationStream::start(const std::string& slot, const std::string& public
     const std::string command =
         "START_REPLICATION SLOT " + connection_.quote_identifier(slot) + " LOGICAL 0/0 (" + options + ")";
     const std::string what = "START_REPLICATION on slot " + slot;
-    // GSSAPI encryption keeps its buffers inside libpq (as would a TLS library other than OpenSSL).
+    // GSSAPI encryption keeps its buffers inside libpq.
     const bool tls = PQsslInUse(connection_.raw()) == 1;
-    if (PQgssEncInUse(connection_.raw()) != 1 && (!tls || PQsslStruct(connection_.raw(), "OpenSSL"))) {
+    if (tls && !PQsslStruct(connection_.raw(), "OpenSSL"))
+        throw DefiniteError("postgres: this libpq encrypts with a TLS library other than OpenSSL, which the "
+                            "replication stream cannot read; use a libpq built with OpenSSL");
+    if (PQgssEncInUse(connection_.raw()) != 1) {
         start_direct(command, what, tls);
         return;
     }
@@ -161,7 +164,7 @@ void ReplicationStream::receive(bool draining_backlog) {
         direct_->flush();
         // The pacer judges whether a read filled the buffer, and reads are sized in socket bytes:
         // counted decrypted, a full read over TLS would look short by the records' overhead (the
-        // walsender makes a record of every message: 5% or more of the bytes).
+        // walsender makes a record of every message).
         last_read_bytes_ = direct_->receive();
     } else {
         consume_input();
