@@ -191,9 +191,12 @@ std::string expand_conninfo(const std::string& written, const std::string& key, 
     try {
         if (!is_one_reference(written)) return normalized(written, true, key, where);
         const std::string reference(trim(written));
+        // The reference's value is the conninfo, taken as it is (not expanded again). Empty,
+        // libpq would connect with its defaults (PGHOST, the local socket, the OS user).
+        const std::string conninfo = expand_references(written, key, where);
+        if (trim(conninfo).empty()) throw Unreadable{reference + " is empty"};
         try {
-            // The reference's value is the conninfo, taken as it is (not expanded again).
-            return normalized(expand_references(written, key, where), false, key, where);
+            return normalized(conninfo, false, key, where);
         } catch (const Unreadable& unreadable) {
             throw Unreadable{"the conninfo in " + reference + ": " + unreadable.problem};
         }

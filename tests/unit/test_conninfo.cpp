@@ -180,6 +180,9 @@ BOOST_AUTO_TEST_CASE(a_conninfo_libpq_cannot_read_is_refused_without_quoting_it)
     BOOST_TEST(error_of("host=db password=" + file_reference("nul")) ==
                "router.yaml:2: postgres.conninfo: the value of password holds a NUL character, which libpq cannot take");
     BOOST_TEST(error_of("  ") == "router.yaml:2: postgres.conninfo: must not be empty");
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_PG_URL", " ", 1) == 0);
+    BOOST_TEST(error_of("${env:OUTBOX_TEST_PG_URL}") ==
+               "router.yaml:2: postgres.conninfo: ${env:OUTBOX_TEST_PG_URL} is empty");
     // libpq would say: invalid percent-encoded token: "s3cr%zz".
     BOOST_TEST(error_of("postgresql://u:s3cr%zz@db/app") ==
                "router.yaml:2: postgres.conninfo: libpq cannot read this connection URI (its message is left out: "
