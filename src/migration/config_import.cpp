@@ -1,6 +1,7 @@
 #include "outbox/migration/config_import.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,9 +46,12 @@ std::string lower(std::string text) {
 // A value as a YAML scalar: plain when that cannot be misread, else a double-quoted string
 // (JSON's escaping is YAML's).
 std::string yaml_scalar(const std::string& value) {
-    static const std::regex plain("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
-    return std::regex_match(value, plain) ? value
-                                          : nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // A scan rather than std::regex, which recurses once per character: a long value (an inlined
+    // certificate bundle) would exhaust the stack.
+    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    const bool plain = !value.empty() && word(value[0]) &&
+                       std::all_of(value.begin(), value.end(), [&](char c) { return word(c) || c == '.' || c == '-'; });
+    return plain ? value : nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // A conninfo value; a reference to the environment or a file is always quoted, so that a path

@@ -41,7 +41,12 @@ bool credential_key(const std::string& key) {
 
 // A value that is a credential whatever its key: a PEM block (a private key, a certificate chain
 // inlined), a URL carrying user:password@, a JSON Web Token, a JAAS login module line.
+// A value of more than 4 KiB is masked unread: only inlined certificates, keys and tokens are
+// that long, and std::regex recurses once per character it matches (a long run would exhaust the
+// stack).
 bool credential_value(const std::string& value) {
+    constexpr std::size_t kLongestRead = 4096;
+    if (value.size() > kLongestRead) return true;
     static const std::regex pem("-----BEGIN [A-Z0-9 ]+-----");
     static const std::regex url_user_info(R"([A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]+:[^/@\s]+@)");
     static const std::regex jwt(R"(eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)");

@@ -1,10 +1,11 @@
 #include "outbox/migration/producer_properties.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
+#include <string_view>
 
 namespace outbox::migration {
 namespace {
@@ -35,35 +36,57 @@ const std::map<std::string, std::string>& renamed_properties() {
     return names;
 }
 
-// The quoted value of `option` in a JAAS configuration, as Kafka's JaasConfig reads it with
-// java.io.StreamTokenizer: a backslash escapes the next character (\" is a quote), \n, \t and
-// the like and octal \ooo as in Java source.
-std::optional<std::string> jaas_quoted_option(const std::string& jaas, const std::string& option) {
-    const std::regex pattern("(?:^|\\s)" + option + "\\s*=\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
-    std::smatch match;
-    if (!std::regex_search(jaas, match, pattern)) return std::nullopt;
-    const std::string raw = match[1];
+bool jaas_blank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// The text of a quoted JAAS value from just after its opening quote, escapes decoded as
+// java.io.StreamTokenizer decodes them; nothing when no closing quote ends it.
+std::optional<std::string> jaas_unquoted(std::string_view text) {
+    static const std::map<char, char> escapes = {{'a', '\a'}, {'b', '\b'}, {'f', '\f'}, {'n', '\n'},
+                                                 {'r', '\r'}, {'t', '\t'}, {'v', '\v'}};
     std::string value;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        if (raw[i] != '\\') {
-            value += raw[i];
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '"') return value;
+        if (text[i] != '\\') {
+            value += text[i];
             continue;
         }
-        const char c = raw[++i];  // the pattern never ends on a lone backslash
+        if (++i == text.size()) return std::nullopt;
+        const char c = text[i];
         if (c >= '0' && c <= '7') {
             int code = c - '0';
             const std::size_t most = c <= '3' ? 2 : 1;
-            for (std::size_t more = 0; more < most && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7'; ++more)
-                code = code * 8 + (raw[++i] - '0');
-            value += static_cast<char>(code);
+            for (std::size_t more = 0; more < most && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '7'; ++more)
+                code = code * 8 + (text[++i] - '0');
+            // A Java char: Kafka sends the password as UTF-8.
+            if (code < 0x80) {
+                value += static_cast<char>(code);
+            } else {
+                value += static_cast<char>(0xC0 | (code >> 6));
+                value += static_cast<char>(0x80 | (code & 0x3F));
+            }
             continue;
         }
-        static const std::map<char, char> escapes = {{'a', '\a'}, {'b', '\b'}, {'f', '\f'}, {'n', '\n'},
-                                                     {'r', '\r'}, {'t', '\t'}, {'v', '\v'}};
         const auto escape = escapes.find(c);
         value += escape == escapes.end() ? c : escape->second;
     }
-    return value;
+    return std::nullopt;
+}
+
+// The quoted value of `option` (option="...") in a JAAS configuration, as Kafka's JaasConfig
+// reads it. A scan, not a regular expression: std::regex recurses once per character matched,
+// and a long value would exhaust the stack.
+std::optional<std::string> jaas_quoted_option(std::string_view jaas, std::string_view option) {
+    for (std::size_t at = jaas.find(option); at != std::string_view::npos; at = jaas.find(option, at + 1)) {
+        if (at > 0 && !jaas_blank(jaas[at - 1])) continue;
+        std::size_t pos = at + option.size();
+        while (pos < jaas.size() && jaas_blank(jaas[pos])) ++pos;
+        if (pos == jaas.size() || jaas[pos] != '=') continue;
+        ++pos;
+        while (pos < jaas.size() && jaas_blank(jaas[pos])) ++pos;
+        if (pos == jaas.size() || jaas[pos] != '"') continue;
+        if (auto value = jaas_unquoted(jaas.substr(pos + 1))) return value;
+    }
+    return std::nullopt;
 }
 
 }  // namespace

@@ -273,6 +273,30 @@ BOOST_AUTO_TEST_CASE(a_jaas_password_with_escaped_quotes_and_backslashes_carries
     BOOST_TEST(kafka_property(config, "sasl.password") == "a\"b\\c dA");
 }
 
+// An octal escape above \177 is a Java char, which Kafka sends as UTF-8; long values (inlined
+// certificate bundles, tokens) are read without recursion, which would exhaust the stack.
+BOOST_AUTO_TEST_CASE(a_jaas_password_with_an_octal_latin1_escape_or_of_great_length_carries_over) {
+    const auto imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"caf\\351\";"
+    })");
+    BOOST_TEST(kafka_property(load(imported), "sasl.password") == "caf\xC3\xA9");
+    const std::string long_password(200000, 'p');
+    const std::string long_unknown(200000, 'q');
+    const auto long_imported = import_text(R"({
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db",
+        "some.unknown.setting": ")" + long_unknown + R"(",
+        "producer.override.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\")" +
+                                           long_password + R"(\";"
+    })");
+    BOOST_TEST(kafka_property(load(long_imported), "sasl.password") == long_password);
+    // Listed as not imported, masked: only inlined certificates, keys and tokens are that long.
+    BOOST_TEST(long_imported.yaml.find("some.unknown.setting") != std::string::npos);
+    BOOST_TEST(long_imported.yaml.find(long_unknown.substr(0, 100)) == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(what_only_looks_like_a_table_list_or_an_event_router_is_listed) {
     const auto imported = import_text(R"({
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
