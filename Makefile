@@ -21,10 +21,11 @@ build: deps
 # The fuzz tree is compiled beside the main build and its tests under the idle scheduling
 # policy: it gets only the CPU time they leave (the test programs mostly wait for their
 # servers), so the tests' wall time absorbs most of its build. Its output goes to a log file,
-# shown if it fails.
+# shown if it fails; an interrupted make test stops it too.
 FUZZ_BUILD_LOG := $(BUILD_DIR)/fuzz-build.log
 test: deps
 	@chrt --idle 0 $(MAKE) --no-print-directory fuzz-build >$(FUZZ_BUILD_LOG) 2>&1 & fuzz_build=$$!; \
+	trap 'kill $$fuzz_build 2>/dev/null; exit 130' INT TERM; \
 	failed=0; \
 	$(MAKE) --no-print-directory build && (cd $(BUILD_DIR) && ctest --output-on-failure -j 2 --timeout 900) || failed=1; \
 	if wait $$fuzz_build; then \

@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(a_queued_backlog_is_read_in_batches_and_to_its_end_over_gss
             stream.start(source.db, source.db, server_version);
             // Several transactions, so that the backlog ends with a commit after a full read.
             for (int i = 0; i < 4; ++i) source.sql->exec(padded_rows_sql(shape.rows / 4, shape.pad_bytes));
-const auto backlog = read_queued_backlog(stream, 4);
+            const auto backlog = read_queued_backlog(stream, 4);
             BOOST_TEST_MESSAGE(backlog.frames << " frames in " << backlog.reads << " reads");
             BOOST_TEST(backlog.inserts == shape.rows);
             if (shape.pad_bytes == 0)

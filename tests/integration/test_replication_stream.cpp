@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(a_queued_backlog_is_read_many_messages_at_a_time_and_to_its
                 auto stream = open_stream(source.db, source.db, sslmode);
                 // Several transactions, so that the backlog ends with a commit after a full read.
                 for (int i = 0; i < 4; ++i) source.sql->exec(padded_rows_sql(shape.rows / 4, shape.pad_bytes));
-const auto backlog = read_queued_backlog(*stream, 4);
+                const auto backlog = read_queued_backlog(*stream, 4);
                 BOOST_TEST_MESSAGE(backlog.frames << " frames in " << backlog.reads << " reads");
                 BOOST_TEST(backlog.inserts == shape.rows);
                 // A full read is 16 KiB; an insert's frame is a little over 150 bytes here.
