@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
-#include <regex>
 #include <string>
 
 namespace outbox::log {
@@ -48,7 +47,83 @@ std::string utc_timestamp(std::chrono::system_clock::time_point when) {
     return stamp;
 }
 
-// The regexes are slow compared with a log line's other costs; most lines mention neither form.
+// Scans rather than std::regex, which recurses once per character it matches: a log line quoting a
+// long value after "password=" would exhaust the stack.
+bool blank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+bool word_at(std::string_view text, std::size_t at, std::string_view lower_word) {
+    if (text.size() - at < lower_word.size()) return false;
+    for (std::size_t i = 0; i < lower_word.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(text[at + i])) != lower_word[i]) return false;
+    return true;
+}
+
+// Past a single-quoted conninfo value starting at `at` (\ escapes the next character), or npos.
+std::size_t quoted_end(std::string_view text, std::size_t at) {
+    if (at == text.size() || text[at] != '\'') return std::string_view::npos;
+    for (std::size_t i = at + 1; i < text.size(); ++i) {
+        if (text[i] == '\'') return i + 1;
+        if (text[i] != '\\') continue;
+        if (i + 1 == text.size() || text[i + 1] == '\n' || text[i + 1] == '\r') return std::string_view::npos;
+        ++i;
+    }
+    return std::string_view::npos;
+}
+
+// password = VALUE (any case, blanks around '='), VALUE quoted or up to a blank or '&'.
+std::string mask_password_values(std::string_view text) {
+    std::string masked;
+    std::size_t copied = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        if (!word_at(text, pos, "password")) {
+            ++pos;
+            continue;
+        }
+        std::size_t at = pos + 8;
+        while (at < text.size() && blank(text[at])) ++at;
+        if (at == text.size() || text[at] != '=') {
+            ++pos;
+            continue;
+        }
+        ++at;
+        while (at < text.size() && blank(text[at])) ++at;
+        std::size_t end = quoted_end(text, at);
+        if (end == std::string_view::npos)
+            for (end = at; end < text.size() && !blank(text[end]) && text[end] != '&';) ++end;
+        masked.append(text.substr(copied, at - copied)).append("****");
+        pos = copied = end;
+    }
+    return masked.append(text.substr(copied));
+}
+
+// postgres[ql]://USER:PASSWORD@ (any case).
+std::string mask_uri_passwords(std::string_view text) {
+    std::string masked;
+    std::size_t copied = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t scheme = word_at(text, pos, "postgresql://") ? 13 : word_at(text, pos, "postgres://") ? 11 : 0;
+        std::size_t at = pos + scheme;
+        while (scheme > 0 && at < text.size() && text[at] != ':' && text[at] != '/' && text[at] != '@' && !blank(text[at]))
+            ++at;
+        if (scheme == 0 || at == text.size() || text[at] != ':') {
+            ++pos;
+            continue;
+        }
+        const std::size_t secret = at + 1;
+        std::size_t end = secret;
+        while (end < text.size() && text[end] != '@' && !blank(text[end])) ++end;
+        if (end == text.size() || text[end] != '@') {
+            ++pos;
+            continue;
+        }
+        masked.append(text.substr(copied, secret - copied)).append("****@");
+        pos = copied = end + 1;
+    }
+    return masked.append(text.substr(copied));
+}
+
+// The masking scans are slow compared with a log line's other costs; most lines mention neither
+// form.
 bool may_hold_password(std::string_view message) {
     const auto contains = [&](std::string_view needle) {
         return std::search(message.begin(), message.end(), needle.begin(), needle.end(), [](char a, char b) {
@@ -87,12 +162,7 @@ void write(Level level, std::string_view message) {
 }
 
 std::string mask_conninfo(std::string_view conninfo) {
-    static const std::regex key_value(R"((password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*))",
-                                      std::regex::icase);
-    static const std::regex uri_password(R"(((?:postgres|postgresql)://[^:/@\s]*:)[^@\s]*@)",
-                                         std::regex::icase);
-    std::string masked = std::regex_replace(std::string(conninfo), key_value, "$1****");
-    return std::regex_replace(masked, uri_password, "$1****@");
+    return mask_uri_passwords(mask_password_values(conninfo));
 }
 
 }  // namespace outbox::log
