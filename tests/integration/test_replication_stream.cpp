@@ -9,6 +9,7 @@
 #include <regex>
 #include <variant>
 
+#include "error_of.hpp"
 #include "harness.hpp"
 #include "outbox_source.hpp"
 #include "queued_backlog.hpp"
@@ -59,16 +60,6 @@ void read_stream(replication::ReplicationStream& stream, const std::function<boo
         BOOST_REQUIRE_MESSAGE(poll(&socket, 1, 10000) == 1, "no data from the walsender for 10 s");
         stream.receive(false);
     }
-}
-
-template <typename Error>
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 std::string without_pids(const std::string& text) { return std::regex_replace(text, std::regex("PID [0-9]+"), "PID n"); }

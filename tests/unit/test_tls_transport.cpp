@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.hpp"
 #include "outbox/replication/backend_messages.hpp"
 #include "outbox/replication/backend_socket.hpp"
 #include "outbox/replication/tls_transport.hpp"
@@ -20,6 +21,7 @@
 
 using namespace outbox;
 using namespace outbox::replication;
+using outbox::test::error_of;
 
 // TlsTransport from bytes: a TLS connection in memory between a client (the router's side,
 // whose SSL object plays libpq's) and a server (the walsender's), the server's records handed to
@@ -214,16 +216,6 @@ std::size_t whole_records(const std::string& wire, std::size_t size) {
         ++records;
     }
     return records;
-}
-
-template <typename Error>
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace
