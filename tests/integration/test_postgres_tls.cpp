@@ -5,6 +5,7 @@
 
 #include <csignal>
 
+#include "delivery_tally.hpp"
 #include "harness.hpp"
 #include "http_get.hpp"
 #include "outbox/replication/pg_connection.hpp"
@@ -318,7 +319,8 @@ BOOST_AUTO_TEST_CASE(a_password_with_quotes_backslashes_and_blanks_logs_in_and_a
                           "' AND application_name = 'outbox-router-heartbeat'") == "1";
     }, 30s));
     sql.exec(outbox_rows_sql(0, 20, 3));
-    BOOST_TEST(read_topic(kafka_servers(), topic, 20).size() == 20u);
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, 20), 20);
+    BOOST_TEST((tally.records == 20u && tally.duplicates == 0u && tally.missing == 0u), tally);
     BOOST_TEST(router.stop(SIGTERM) == 0);
     BOOST_TEST(no_secret(router.output() + check.output()), router.output() + check.output());
 
