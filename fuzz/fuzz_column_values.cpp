@@ -7,6 +7,7 @@
 
 #include "outbox/router/column_catalog.hpp"
 #include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_value.hpp"
 
@@ -35,9 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         writer.append_json(out, type, text);
         writer.append_struct_field(out, type, text);
         append_connect_schema(out, type, modes, data[1] % 2 == 0, std::nullopt);
+        // The typed value writes as JsonConverter writes the column directly.
+        std::string direct, typed;
+        writer.append_json(direct, type, text);
+        append_value_json(typed, column_schema(type, modes, true, std::nullopt), writer.value(type, text));
+        if (direct != typed) __builtin_trap();
     } catch (const ValueError&) {
     }
-    default_json(type, std::string(text), writer);  // a catalog default expression
+    default_value(type, std::string(text), writer);  // a catalog default expression
     decode_bytea(text, scratch);
     append_json_string(out, text);
     append_base64(out, text);

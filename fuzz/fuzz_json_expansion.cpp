@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     outbox::connect::JsonExpansion{outbox::config::JsonNullBehavior::optional_bytes,
                                   outbox::config::JsonEmptyArrayBehavior::optional_string}
         .expand(text, out);
-    std::string schema;
+    outbox::connect::SchemaPtr schema;
     outbox::connect::JsonExpansion{}.expand(text, out, "payload", &schema);
     outbox::router::MessageRow row;
     row.parse(text, "created_at");

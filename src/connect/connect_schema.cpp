@@ -1,88 +1,99 @@
 #include "outbox/connect/connect_schema.hpp"
 
+#include "outbox/connect/connect_json.hpp"
+
 namespace outbox::connect {
 
 using config::BinaryHandlingMode;
 using config::DecimalHandlingMode;
 using config::TimePrecisionMode;
+using Type = Schema::Type;
 
 namespace {
 
-// A schema's JSON as JsonConverter writes it: type, then fields, optional, name, version, doc,
-// parameters, default.
+// A column's schema before optionality and default: its type and, for Debezium's and Connect's
+// logical types, the name (version 1), doc and parameters.
 struct SchemaShape {
-    const char* type;
+    Type type;
     const char* name = nullptr;
     const char* doc = nullptr;
-    std::string parameters = {};  // the object's members, without braces
+    bool decimal_parameters = false;
 };
 
 SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
     const bool connect = modes.time == TimePrecisionMode::connect;
     const bool iso = modes.time == TimePrecisionMode::isostring;
     switch (type.kind) {
-        case ValueType::boolean: return {"boolean"};
+        case ValueType::boolean: return {Type::boolean};
         case ValueType::integer:
-            return {type.oid == pg_oid::kInt2 ? "int16" : type.oid == pg_oid::kInt4 ? "int32" : "int64"};
-        case ValueType::float32: return {"float"};
-        case ValueType::float64: return {"double"};
+            return {type.oid == pg_oid::kInt2 ? Type::int16 : type.oid == pg_oid::kInt4 ? Type::int32 : Type::int64};
+        case ValueType::float32: return {Type::float32};
+        case ValueType::float64: return {Type::float64};
         case ValueType::numeric:
-            if (modes.decimal == DecimalHandlingMode::as_double) return {"double"};
-            if (modes.decimal == DecimalHandlingMode::as_string) return {"string"};
+            if (modes.decimal == DecimalHandlingMode::as_double) return {Type::float64};
+            if (modes.decimal == DecimalHandlingMode::as_string) return {Type::string};
             if (!type.numeric_has_scale())
-                return {"struct", "io.debezium.data.VariableScaleDecimal", "Variable scaled decimal"};
-            return {"bytes", "org.apache.kafka.connect.data.Decimal", nullptr,
-                    "\"scale\":\"" + std::to_string(type.numeric_scale()) + "\",\"connect.decimal.precision\":\"" +
-                        std::to_string(type.numeric_precision()) + "\""};
-        case ValueType::json: return {"string", "io.debezium.data.Json"};
-        case ValueType::bytea: return {modes.binary == BinaryHandlingMode::bytes ? "bytes" : "string"};
-        case ValueType::timestamptz: return {"string", "io.debezium.time.ZonedTimestamp"};
-        case ValueType::timetz: return {"string", "io.debezium.time.ZonedTime"};
-        case ValueType::interval: return {"int64", "io.debezium.time.MicroDuration"};
+                return {Type::structure, "io.debezium.data.VariableScaleDecimal", "Variable scaled decimal"};
+            return {Type::bytes, "org.apache.kafka.connect.data.Decimal", nullptr, true};
+        case ValueType::json: return {Type::string, "io.debezium.data.Json"};
+        case ValueType::bytea: return {modes.binary == BinaryHandlingMode::bytes ? Type::bytes : Type::string};
+        case ValueType::timestamptz: return {Type::string, "io.debezium.time.ZonedTimestamp"};
+        case ValueType::timetz: return {Type::string, "io.debezium.time.ZonedTime"};
+        case ValueType::interval: return {Type::int64, "io.debezium.time.MicroDuration"};
         case ValueType::timestamp:
-            if (connect) return {"int64", "org.apache.kafka.connect.data.Timestamp"};
-            if (iso) return {"string", "io.debezium.time.IsoTimestamp"};
-            return type.fractional_digits() <= 3 ? SchemaShape{"int64", "io.debezium.time.Timestamp"}
-                                                 : SchemaShape{"int64", "io.debezium.time.MicroTimestamp"};
+            if (connect) return {Type::int64, "org.apache.kafka.connect.data.Timestamp"};
+            if (iso) return {Type::string, "io.debezium.time.IsoTimestamp"};
+            return type.fractional_digits() <= 3 ? SchemaShape{Type::int64, "io.debezium.time.Timestamp"}
+                                                 : SchemaShape{Type::int64, "io.debezium.time.MicroTimestamp"};
         case ValueType::date:
-            if (connect) return {"int32", "org.apache.kafka.connect.data.Date"};
-            if (iso) return {"string", "io.debezium.time.IsoDate"};
-            return {"int32", "io.debezium.time.Date"};
+            if (connect) return {Type::int32, "org.apache.kafka.connect.data.Date"};
+            if (iso) return {Type::string, "io.debezium.time.IsoDate"};
+            return {Type::int32, "io.debezium.time.Date"};
         case ValueType::time:
-            if (connect) return {"int32", "org.apache.kafka.connect.data.Time"};
-            if (iso) return {"string", "io.debezium.time.IsoTime"};
+            if (connect) return {Type::int32, "org.apache.kafka.connect.data.Time"};
+            if (iso) return {Type::string, "io.debezium.time.IsoTime"};
             if (modes.time == TimePrecisionMode::adaptive && type.fractional_digits() <= 3)
-                return {"int32", "io.debezium.time.Time"};
-            return {"int64", "io.debezium.time.MicroTime"};
-        default: return {"string", type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
+                return {Type::int32, "io.debezium.time.Time"};
+            return {Type::int64, "io.debezium.time.MicroTime"};
+        default: return {Type::string, type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
     }
+}
+
+SchemaPtr required(Type type) {
+    auto schema = std::make_shared<Schema>();
+    schema->type = type;
+    return schema;
 }
 
 }  // namespace
 
-void append_connect_schema(std::string& out, const ColumnType& type, const config::ValueModes& modes, bool optional,
-                           const std::optional<std::string>& default_json) {
+Schema::Type column_schema_type(const ColumnType& type, const config::ValueModes& modes) {
+    return shape_of(type, modes).type;
+}
+
+Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bool optional,
+                     std::optional<Value> default_value) {
     const SchemaShape shape = shape_of(type, modes);
-    out += "{\"type\":\"";
-    out += shape.type;
-    out += '"';
-    if (std::string_view(shape.type) == "struct")
-        out += ",\"fields\":[{\"type\":\"int32\",\"optional\":false,\"field\":\"scale\"},"
-               "{\"type\":\"bytes\",\"optional\":false,\"field\":\"value\"}]";
-    out += optional ? ",\"optional\":true" : ",\"optional\":false";
+    Schema schema;
+    schema.type = shape.type;
+    schema.optional = optional;
+    if (shape.type == Type::structure)  // VariableScaleDecimal
+        schema.fields = {{"scale", required(Type::int32)}, {"value", required(Type::bytes)}};
     if (shape.name) {
-        out += ",\"name\":\"";
-        out += shape.name;
-        out += "\",\"version\":1";
+        schema.name = shape.name;
+        schema.version = 1;
     }
-    if (shape.doc) {
-        out += ",\"doc\":\"";
-        out += shape.doc;
-        out += '"';
-    }
-    if (!shape.parameters.empty()) out += ",\"parameters\":{" + shape.parameters + "}";
-    if (default_json) out += ",\"default\":" + *default_json;
-    out += '}';
+    if (shape.doc) schema.doc = shape.doc;
+    if (shape.decimal_parameters)
+        schema.parameters = {{"scale", std::to_string(type.numeric_scale())},
+                             {"connect.decimal.precision", std::to_string(type.numeric_precision())}};
+    schema.default_value = std::move(default_value);
+    return schema;
+}
+
+void append_connect_schema(std::string& out, const ColumnType& type, const config::ValueModes& modes, bool optional,
+                           const std::optional<Value>& default_value) {
+    append_schema_json(out, column_schema(type, modes, optional, default_value));
 }
 
 }  // namespace outbox::connect

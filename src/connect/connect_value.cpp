@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/decimal_number.hpp"
 #include "outbox/connect/java_text.hpp"
 #include "outbox/connect/timestamp_text.hpp"
@@ -21,7 +22,7 @@ int ColumnType::numeric_precision() const { return (modifier - 4) >> 16 & 0xffff
 int ColumnType::numeric_scale() const { return (modifier - 4) & 0xffff; }
 
 // The Connect value: its Java text, or what the converters need of it.
-struct ConnectValueWriter::Value {
+struct ConnectValueWriter::Converted {
     enum class Kind {
         string,            // a Java String
         number,            // a Java number or boolean: bare in JSON
@@ -36,6 +37,8 @@ struct ConnectValueWriter::Value {
     std::string_view bytes;
     int scale = 0;
     std::int64_t epoch_ms = 0;
+    std::int64_t integer = 0;  // a number built here (not an integer column's own text)
+    double floating = 0;       // a float's or a double's value, non_finite ones included
 };
 
 namespace {
@@ -87,13 +90,14 @@ void append_hex(std::string& out, std::string_view bytes) {
 
 }  // namespace
 
-ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, std::string_view text,
+ConnectValueWriter::Converted ConnectValueWriter::value_of(const ColumnType& type, std::string_view text,
                                                        std::string& owned) const {
-    using Kind = Value::Kind;
-    Value v;
+    using Kind = Converted::Kind;
+    Converted v;
     v.text = text;
     const auto number = [&](std::int64_t n) {
         owned = std::to_string(n);
+        v.integer = n;
         v.kind = Kind::number;
         v.text = owned;
     };
@@ -104,6 +108,7 @@ ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, s
     };
     const auto java_date = [&](std::int64_t epoch_ms, std::int64_t json_number) {
         owned = std::to_string(json_number);
+        v.integer = json_number;
         v.kind = Kind::date;
         v.text = owned;
         v.epoch_ms = epoch_ms;
@@ -118,6 +123,7 @@ ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, s
         case ValueType::float64: {
             const auto value = parse_number<double>(text);
             if (!value) not_type_text(type, text);
+            v.floating = type.kind == ValueType::float32 ? static_cast<float>(*value) : *value;
             if (!std::isfinite(*value)) {
                 v.kind = Kind::non_finite;
                 v.text = std::isnan(*value) ? "NaN" : *value > 0 ? "Infinity" : "-Infinity";
@@ -139,10 +145,13 @@ ConnectValueWriter::Value ConnectValueWriter::value_of(const ColumnType& type, s
             if (modes_.decimal == DecimalHandlingMode::as_double) {
                 if (special) {
                     v.kind = Kind::non_finite;
+                    v.floating = text == "NaN" ? std::numeric_limits<double>::quiet_NaN()
+                                               : (text == "Infinity" ? 1 : -1) * std::numeric_limits<double>::infinity();
                     return v;
                 }
                 const auto value = decimal_as_double(text);
                 if (!value) not_type_text(type, text);
+                v.floating = *value;
                 if (std::isinf(*value)) {
                     v.kind = Kind::non_finite;
                     v.text = *value > 0 ? "Infinity" : "-Infinity";
@@ -262,14 +271,14 @@ void append_struct(std::string& out, int scale, std::string_view unscaled) {
 std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::string_view text,
                                                  std::string& scratch) const {
     std::string owned;
-    const Value v = value_of(type, text, owned);
+    const Converted v = value_of(type, text, owned);
     switch (v.kind) {
-        case Value::Kind::bytes: scratch.assign(v.bytes); return scratch;
-        case Value::Kind::variable_decimal:
+        case Converted::Kind::bytes: scratch.assign(v.bytes); return scratch;
+        case Converted::Kind::variable_decimal:
             scratch.clear();
             append_struct(scratch, v.scale, v.bytes);
             return scratch;
-        case Value::Kind::date: scratch = java_date_text(v.epoch_ms); return scratch;
+        case Converted::Kind::date: scratch = java_date_text(v.epoch_ms); return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
@@ -277,56 +286,85 @@ std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::st
 std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::string_view text,
                                                  std::string& scratch) const {
     std::string owned;
-    const Value v = value_of(type, text, owned);
+    const Converted v = value_of(type, text, owned);
     switch (v.kind) {
-        case Value::Kind::bytes:
+        case Converted::Kind::bytes:
             scratch.clear();
             append_base64(scratch, v.bytes);
             return scratch;
-        case Value::Kind::variable_decimal:
+        case Converted::Kind::variable_decimal:
             scratch.clear();
             append_struct(scratch, v.scale, v.bytes);
             return scratch;
-        case Value::Kind::date: scratch = connect_header_date_text(v.epoch_ms); return scratch;
+        case Converted::Kind::date: scratch = connect_header_date_text(v.epoch_ms); return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
 
 void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, std::string_view text) const {
     std::string owned;
-    const Value v = value_of(type, text, owned);
+    const Converted v = value_of(type, text, owned);
     switch (v.kind) {
-        case Value::Kind::string:
-        case Value::Kind::non_finite: append_json_string(out, v.text); return;
-        case Value::Kind::number:
-        case Value::Kind::date: out += v.text; return;
-        case Value::Kind::bytes:
-        case Value::Kind::decimal:
+        case Converted::Kind::string:
+        case Converted::Kind::non_finite: append_json_string(out, v.text); return;
+        case Converted::Kind::number:
+        case Converted::Kind::date: out += v.text; return;
+        case Converted::Kind::bytes:
+        case Converted::Kind::decimal:
             out += '"';
             append_base64(out, v.bytes);
             out += '"';
             return;
-        case Value::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
+        case Converted::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
     }
 }
 
 void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const {
     std::string owned;
-    const Value v = value_of(type, text, owned);
+    const Converted v = value_of(type, text, owned);
     switch (v.kind) {
-        case Value::Kind::bytes: {
+        case Converted::Kind::bytes: {
             const auto size = std::to_string(v.bytes.size());
             out += "java.nio.HeapByteBuffer[pos=0 lim=" + size + " cap=" + size + "]";
             return;
         }
-        case Value::Kind::variable_decimal:
+        case Converted::Kind::variable_decimal:
             out += "Struct{scale=" + std::to_string(v.scale) + ",value=";
             append_base64(out, v.bytes);
             out += '}';
             return;
-        case Value::Kind::date: out += java_date_text(v.epoch_ms); return;
+        case Converted::Kind::date: out += java_date_text(v.epoch_ms); return;
         default: out += v.text; return;
     }
+}
+
+Value ConnectValueWriter::value(const ColumnType& type, std::string_view text) const {
+    std::string owned;
+    const Converted v = value_of(type, text, owned);
+    const Schema::Type schema_type = column_schema_type(type, modes_);
+    switch (v.kind) {
+        case Converted::Kind::string: return Value::of_string(std::string(v.text));
+        case Converted::Kind::non_finite: return Value::of_floating(value_kind(schema_type), v.floating);
+        case Converted::Kind::bytes:
+        case Converted::Kind::decimal: return Value::of_bytes(std::string(v.bytes));
+        case Converted::Kind::variable_decimal:
+            return Value::of_struct(
+                {Value::of_integer(Value::Kind::int32, v.scale), Value::of_bytes(std::string(v.bytes))});
+        case Converted::Kind::number:
+        case Converted::Kind::date: break;
+    }
+    switch (schema_type) {
+        case Schema::Type::boolean:
+            if (v.text != "true" && v.text != "false") not_type_text(type, text);
+            return Value::of_boolean(v.text == "true");
+        case Schema::Type::float32:
+        case Schema::Type::float64: return Value::of_floating(value_kind(schema_type), v.floating);
+        default: break;
+    }
+    if (type.kind != ValueType::integer) return Value::of_integer(value_kind(schema_type), v.integer);
+    const auto integer = parse_number<std::int64_t>(text);  // the column's own text
+    if (!integer) not_type_text(type, text);
+    return Value::of_integer(value_kind(schema_type), *integer);
 }
 
 }  // namespace outbox::connect

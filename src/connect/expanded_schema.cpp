@@ -9,12 +9,12 @@
 namespace outbox::connect {
 namespace {
 
-using Schema = ExpandedSchema;
-using SchemaPtr = std::shared_ptr<const ExpandedSchema>;
+using Inferred = ExpandedSchema;
+using InferredPtr = std::shared_ptr<const ExpandedSchema>;
 using Type = ExpandedSchema::Type;
 
-std::shared_ptr<Schema> leaf(Type type) {
-    auto schema = std::make_shared<Schema>();
+std::shared_ptr<Inferred> leaf(Type type) {
+    auto schema = std::make_shared<Inferred>();
     schema->type = type;
     return schema;
 }
@@ -47,7 +47,7 @@ public:
         : nulls_(nulls), empty_arrays_(empty_arrays) {}
 
     // nullptr where the value has no schema (and its field is left out).
-    SchemaPtr infer(const std::optional<std::string>& key, const OrderedJson& value) const {
+    InferredPtr infer(const std::optional<std::string>& key, const OrderedJson& value) const {
         switch (value.type()) {
             case OrderedJson::value_t::string: return leaf(Type::string);
             case OrderedJson::value_t::boolean: return leaf(Type::boolean);
@@ -85,7 +85,7 @@ public:
 
 private:
     // The first non-null element decides; the others must be of its kind (numbers of its schema).
-    SchemaPtr element_schema(const std::optional<std::string>& key, const OrderedJson& array) const {
+    InferredPtr element_schema(const std::optional<std::string>& key, const OrderedJson& array) const {
         const OrderedJson* sample = nullptr;
         for (const auto& element : array) {
             if (element.is_null()) continue;
@@ -99,14 +99,14 @@ private:
                                            true);
         }
         if (sample && sample->is_object()) {
-            std::vector<SchemaPtr> distinct;
+            std::vector<InferredPtr> distinct;
             for (const auto& element : array) {
                 if (!element.is_object()) continue;
                 auto schema = infer(key, element);
-                if (std::none_of(distinct.begin(), distinct.end(), [&](const SchemaPtr& s) { return *s == *schema; }))
+                if (std::none_of(distinct.begin(), distinct.end(), [&](const InferredPtr& s) { return *s == *schema; }))
                     distinct.push_back(std::move(schema));
             }
-            SchemaPtr merged;
+            InferredPtr merged;
             for (const auto& schema : distinct) merged = merge(merged, schema);
             return merged;
         }
@@ -120,9 +120,9 @@ private:
 
     // Fields of `right` that `left` lacks are appended; a bytes placeholder (a null) gives way to
     // a real type. The result is required: Debezium copies the name but not the optionality.
-    static SchemaPtr merge(const SchemaPtr& left, const SchemaPtr& right) {
+    static InferredPtr merge(const InferredPtr& left, const InferredPtr& right) {
         if (!left) return right;
-        auto merged = std::make_shared<Schema>(*left);
+        auto merged = std::make_shared<Inferred>(*left);
         merged->optional = false;
         for (const auto& [name, schema] : right->fields) {
             const auto found = std::find_if(merged->fields.begin(), merged->fields.end(),
@@ -236,32 +236,58 @@ void append_expanded_value(std::string& out, const ExpandedSchema& schema, const
     }
 }
 
-void append_expanded_schema(std::string& out, const ExpandedSchema& schema) {
-    out += "{\"type\":\"";
-    out += type_name(schema.type);
-    out += '"';
-    if (schema.type == Type::structure) {
-        out += ",\"fields\":[";
-        bool first = true;
-        for (const auto& [field, field_schema] : schema.fields) {
-            if (!std::exchange(first, false)) out += ',';
-            append_expanded_schema(out, *field_schema);
-            out.pop_back();
-            out += ",\"field\":";
-            append_json_string(out, field);
-            out += '}';
+SchemaPtr connect_schema_of(const ExpandedSchema& schema) {
+    auto connect = std::make_shared<connect::Schema>();
+    switch (schema.type) {
+        case Type::string: connect->type = connect::Schema::Type::string; break;
+        case Type::boolean: connect->type = connect::Schema::Type::boolean; break;
+        case Type::int32: connect->type = connect::Schema::Type::int32; break;
+        case Type::int64: connect->type = connect::Schema::Type::int64; break;
+        case Type::float64: connect->type = connect::Schema::Type::float64; break;
+        case Type::bytes: connect->type = connect::Schema::Type::bytes; break;
+        case Type::array:
+            connect->type = connect::Schema::Type::array;
+            connect->items = connect_schema_of(*schema.items);
+            break;
+        case Type::structure:
+            connect->type = connect::Schema::Type::structure;
+            for (const auto& [field, field_schema] : schema.fields)
+                connect->fields.push_back({field, connect_schema_of(*field_schema)});
+            break;
+    }
+    connect->optional = schema.optional;
+    connect->name = schema.name;
+    return connect;
+}
+
+Value expanded_connect_value(const ExpandedSchema& schema, const OrderedJson& value) {
+    switch (value.type()) {
+        case OrderedJson::value_t::null: return Value::null();
+        case OrderedJson::value_t::string: return Value::of_string(value.get<std::string>());
+        case OrderedJson::value_t::boolean: return Value::of_boolean(value.get<bool>());
+        case OrderedJson::value_t::number_integer:
+        case OrderedJson::value_t::number_unsigned:
+        case OrderedJson::value_t::number_float:
+            if (schema.type == Type::float64) return Value::of_floating(Value::Kind::float64, value.get<double>());
+            return Value::of_integer(schema.type == Type::int32 ? Value::Kind::int32 : Value::Kind::int64,
+                                     value.get<std::int64_t>());
+        case OrderedJson::value_t::array: {
+            std::vector<Value> items;
+            items.reserve(value.size());
+            for (const auto& element : value) items.push_back(expanded_connect_value(*schema.items, element));
+            return Value::of_array(std::move(items));
         }
-        out += ']';
-    } else if (schema.type == Type::array) {
-        out += ",\"items\":";
-        append_expanded_schema(out, *schema.items);
+        case OrderedJson::value_t::object: {
+            std::vector<Value> fields;
+            fields.reserve(schema.fields.size());
+            for (const auto& [field, field_schema] : schema.fields) {
+                const auto found = value.find(field);
+                fields.push_back(found == value.end() ? Value::null() : expanded_connect_value(*field_schema, *found));
+            }
+            return Value::of_struct(std::move(fields));
+        }
+        default: return Value::null();
     }
-    out += schema.optional ? ",\"optional\":true" : ",\"optional\":false";
-    if (schema.name) {
-        out += ",\"name\":";
-        append_json_string(out, *schema.name);
-    }
-    out += '}';
 }
 
 }  // namespace outbox::connect

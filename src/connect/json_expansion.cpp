@@ -153,7 +153,7 @@ std::string big_integer_refusal() {
 }  // namespace
 
 std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out, std::string_view payload_name,
-                                                 std::string* schema) const {
+                                                 SchemaPtr* schema) const {
     if (const auto too_deep = json_nesting_error(text)) return "it " + *too_deep;
     Json document;
     try {
@@ -203,10 +203,7 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
     }
     out.clear();
     append_expanded_value(out, *inferred, document);
-    if (schema) {
-        schema->clear();
-        append_expanded_schema(*schema, *inferred);
-    }
+    if (schema) *schema = connect_schema_of(*inferred);
     return std::nullopt;
 }
 

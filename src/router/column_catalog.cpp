@@ -73,20 +73,18 @@ std::optional<std::string> placeholder(const ColumnType& type) {
 
 }  // namespace
 
-std::optional<std::string> default_json(const ColumnType& type, const std::string& expression,
-                                        const ConnectValueWriter& values) {
+std::optional<Value> default_value(const ColumnType& type, const std::string& expression,
+                                  const ConnectValueWriter& values) {
     if (expression.starts_with("NULL")) return std::nullopt;
     std::optional<std::string> text = literal_of(expression);
     if (!text && is_function_call(expression)) text = placeholder(type);
     if (!text) return std::nullopt;
     if (type.kind == ValueType::boolean) *text = *text == "true" ? "t" : *text == "false" ? "f" : *text;
-    std::string json;
     try {
-        values.append_json(json, type, *text);
+        return values.value(type, *text);
     } catch (const ValueError&) {
         return std::nullopt;  // Debezium warns and leaves the default out
     }
-    return json;
 }
 
 void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& catalog, const ConnectValueWriter& values) {
@@ -94,9 +92,9 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
         for (const auto& entry : catalog) {
             if (entry.name != column.name) continue;
             column.optional = !entry.not_null;
-            column.default_json = entry.default_expression
-                                      ? default_json(column.column_type(), *entry.default_expression, values)
-                                      : std::nullopt;
+            column.default_value = entry.default_expression
+                                       ? default_value(column.column_type(), *entry.default_expression, values)
+                                       : std::nullopt;
             return;
         }
     };
@@ -109,7 +107,7 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
     for (auto& key : table.key_columns)
         for (const auto& entry : catalog)
             if (entry.name == key.name && entry.default_expression)
-                key.default_json = default_json(key.type, *entry.default_expression, values);
+                key.default_value = default_value(key.type, *entry.default_expression, values);
 }
 
 }  // namespace outbox::router

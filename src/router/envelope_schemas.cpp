@@ -1,54 +1,38 @@
 #include "outbox/router/envelope_schemas.hpp"
 
-#include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 
 namespace outbox::router {
 
-void EnvelopeSchemas::append_field(std::string& out, const BoundColumn& column, std::string_view field) const {
-    append_connect_schema(out, column.column_type(), format_.modes, column.optional, column.default_json);
-    out.pop_back();
-    out += ",\"field\":";
-    append_json_string(out, field);
-    out += '}';
+SchemaPtr EnvelopeSchemas::column_field(const BoundColumn& column) const {
+    return std::make_shared<Schema>(
+        column_schema(column.column_type(), format_.modes, column.optional, column.default_value));
 }
 
-void EnvelopeSchemas::append_payload(std::string& out, const OutboxTable& table,
-                                     std::optional<std::string_view> payload_schema) const {
-    if (!payload_schema) {
-        append_field(out, table.payload, "payload");
-        return;
-    }
-    out += payload_schema->substr(0, payload_schema->size() - 1);
-    out += ",\"field\":\"payload\"}";
-}
-
-std::string_view EnvelopeSchemas::schema_for(const OutboxTable& table, std::string_view route_by,
-                                             std::optional<std::int64_t> version,
-                                             std::optional<std::string_view> payload_schema) {
+const EnvelopeSchemas::Envelope& EnvelopeSchemas::schema_for(const OutboxTable& table, std::string_view route_by,
+                                                             std::optional<std::int64_t> version,
+                                                             const SchemaPtr& payload_schema) {
+    const SchemaPtr payload = payload_schema ? payload_schema : column_field(table.payload);
     key_.clear();
-    if (version) {
-        key_ = "version " + std::to_string(*version);
-    } else {
-        append_payload(key_, table, payload_schema);
-    }
+    if (version) key_ = "version " + std::to_string(*version);
+    else append_schema_json(key_, *payload);
     auto [cached, inserted] = cache_.try_emplace(key_);
     if (!inserted) return cached->second;
-    std::string& schema = cached->second;
-    schema = "{\"type\":\"struct\",\"fields\":[";
-    append_payload(schema, table, payload_schema);
+    auto envelope = std::make_shared<Schema>();
+    envelope->type = Schema::Type::structure;
+    envelope->fields.push_back({"payload", payload});
     for (std::size_t i = 0; i < table.additional.size(); ++i) {
         const config::AdditionalField& field = settings_.additional_fields[i];
         if (field.placement != config::Placement::envelope || !table.additional[i]) continue;
-        schema += ',';
-        append_field(schema, *table.additional[i], field.alias);
+        envelope->fields.push_back({field.alias, column_field(*table.additional[i])});
     }
-    schema += "],\"optional\":false,\"name\":";
-    append_json_string(schema, format_.topic_prefix + "." + table.name.schema + "." + table.name.name + "." +
-                                   std::string(route_by) + ".Value");
-    if (version) schema += ",\"version\":" + std::to_string(*version);
-    schema += '}';
-    return schema;
+    envelope->name =
+        format_.topic_prefix + "." + table.name.schema + "." + table.name.name + "." + std::string(route_by) + ".Value";
+    if (version) envelope->version = static_cast<std::int32_t>(*version);
+    cached->second.schema = envelope;
+    append_schema_json(cached->second.json, *envelope);
+    return cached->second;
 }
 
 }  // namespace outbox::router

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_struct_text.hpp"
 #include "outbox/connect/timestamp_text.hpp"
@@ -142,12 +143,11 @@ std::int64_t EventRouter::event_timestamp(const Row& row) const {
 bool EventRouter::expanded(const Row& row, std::string_view payload_text) {
     // JsonConverter with schemas writes the schema Debezium infers; where it infers none (or its
     // record fails) the payload is kept as it was, and so under StringConverter (expansion_).
-    if (format_.value_schemas) expanded_schema_.emplace();
-    else expanded_schema_.reset();
+    expanded_schema_.reset();
     const auto why = row.table.payload.type == ValueType::bytea
                          ? std::optional<std::string>("it is bytea, and only text can be JSON")
                          : expansion_.expand(payload_text, expanded_scratch_, row.table.payload.name,
-                                             expanded_schema_ ? &*expanded_schema_ : nullptr);
+                                             format_.value_schemas ? &expanded_schema_ : nullptr);
     if (!why) return true;
     log::warn(row.where() + ": table.expand.json.payload: " + std::string(row.table.column_word) + " \"" +
               std::string(row.table.payload.name) + "\" is kept as it was because " + *why);
@@ -223,7 +223,9 @@ std::optional<std::string_view> EventRouter::headers_only_value(const Row& row,
     // An expanded payload is a Struct: an explicit StringConverter writes its toString(), else JSON.
     if (payload_text && settings_.expand_json_payload && expanded(row, *payload_text)) {
         if (format_.value_schemas) {
-            value_json_scratch_ = "{\"schema\":" + *expanded_schema_ + ",\"payload\":" + expanded_scratch_ + "}";
+            value_json_scratch_.assign("{\"schema\":");
+            append_schema_json(value_json_scratch_, *expanded_schema_);
+            value_json_scratch_ += ",\"payload\":" + expanded_scratch_ + "}";
             return value_json_scratch_;
         }
         if (!format_.value_struct_text) return expanded_scratch_;
@@ -277,7 +279,7 @@ std::string EventRouter::header_string(std::string_view text) const {
 void EventRouter::append_with_schema(std::string& out, const Row& row, const BoundColumn& column,
                                      std::string_view option, std::optional<std::string_view> text) const {
     out += "{\"schema\":";
-    append_connect_schema(out, column.column_type(), format_.modes, column.optional, column.default_json);
+    append_connect_schema(out, column.column_type(), format_.modes, column.optional, column.default_value);
     out += ",\"payload\":";
     if (!text) {
         out += "null";
@@ -313,9 +315,8 @@ std::string_view EventRouter::envelope_schema(const Row& row, std::string_view r
     std::optional<std::int64_t> version;
     if (row.table.schema_version)
         if (const auto text = row.text(*row.table.schema_version)) version = parse_int64(*text);
-    return envelope_schemas_.schema_for(row.table, route_by, version,
-                                        payload_expanded_ ? std::optional<std::string_view>(*expanded_schema_)
-                                                          : std::nullopt);
+    return envelope_schemas_.schema_for(row.table, route_by, version, payload_expanded_ ? expanded_schema_ : nullptr)
+        .json;
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
@@ -483,7 +484,7 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             }
         }
         if (!fields.empty()) fields += ',';
-        append_connect_schema(fields, column.type, format_.modes, false, column.default_json);
+        append_connect_schema(fields, column.type, format_.modes, false, column.default_value);
         fields.pop_back();
         fields += ",\"field\":";
         append_json_string(fields, column.name);

@@ -5,9 +5,11 @@
 
 #include "outbox/router/column_catalog.hpp"
 #include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_value.hpp"
 #include "outbox/connect/decimal_number.hpp"
+#include "outbox/connect/expanded_schema.hpp"
 #include "outbox/connect/java_text.hpp"
 #include "outbox/connect/json_expansion.hpp"
 #include "outbox/connect/json_nesting.hpp"
@@ -483,18 +485,19 @@ BOOST_AUTO_TEST_CASE(trace_context_from_the_writers_properties_text) {
 // Connect schemas as Debezium 3.6 declares them under JsonConverter (the parity test compares
 // them with a live connector).
 BOOST_AUTO_TEST_CASE(connect_schemas_of_columns_in_each_mode) {
-    const auto schema = [](ColumnType type, bool optional = true, std::optional<std::string> dflt = std::nullopt,
+    const auto schema = [](ColumnType type, bool optional = true, std::optional<Value> dflt = std::nullopt,
                            config::ValueModes m = modes()) {
         std::string out;
         append_connect_schema(out, type, m, optional, dflt);
         return out;
     };
     BOOST_TEST(schema({ValueType::text}) == R"({"type":"string","optional":true})");
-    BOOST_TEST(schema({ValueType::text, -1, pg_oid::kUuid}, false, "\"00000000-0000-0000-0000-000000000000\"") ==
+    BOOST_TEST(schema({ValueType::text, -1, pg_oid::kUuid}, false,
+                      Value::of_string("00000000-0000-0000-0000-000000000000")) ==
                R"({"type":"string","optional":false,"name":"io.debezium.data.Uuid","version":1,)"
                R"("default":"00000000-0000-0000-0000-000000000000"})");
     BOOST_TEST(schema({ValueType::integer, -1, pg_oid::kInt2}) == R"({"type":"int16","optional":true})");
-    BOOST_TEST(schema({ValueType::integer, -1, pg_oid::kInt8}, true, "42") ==
+    BOOST_TEST(schema({ValueType::integer, -1, pg_oid::kInt8}, true, Value::of_integer(Value::Kind::int64, 42)) ==
                R"({"type":"int64","optional":true,"default":42})");
     BOOST_TEST(schema({ValueType::json}) == R"({"type":"string","optional":true,"name":"io.debezium.data.Json","version":1})");
     BOOST_TEST(schema({ValueType::numeric, numeric_modifier(8, 2)}) ==
@@ -513,10 +516,98 @@ BOOST_AUTO_TEST_CASE(connect_schemas_of_columns_in_each_mode) {
     BOOST_TEST(schema({ValueType::bytea}) == R"({"type":"bytes","optional":true})");
 }
 
+// The typed value of a column (Connect's data model, which Avro writes) is the value the direct
+// JSON path writes: JsonConverter writing the model gives the same bytes in every mode.
+BOOST_AUTO_TEST_CASE(typed_column_values_write_as_the_direct_json) {
+    using config::DecimalHandlingMode;
+    using config::TimePrecisionMode;
+    using config::BinaryHandlingMode;
+    const std::vector<std::pair<ColumnType, std::string>> cases = {
+        {{ValueType::text}, "héllo \"q\""},
+        {{ValueType::text, -1, pg_oid::kUuid}, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+        {{ValueType::boolean}, "t"},
+        {{ValueType::boolean}, "f"},
+        {{ValueType::integer, -1, pg_oid::kInt2}, "-32768"},
+        {{ValueType::integer, -1, pg_oid::kInt4}, "2147483647"},
+        {{ValueType::integer, -1, pg_oid::kInt8}, "-9223372036854775808"},
+        {{ValueType::float32}, "3.14"},
+        {{ValueType::float32}, "NaN"},
+        {{ValueType::float64}, "1e+20"},
+        {{ValueType::float64}, "-Infinity"},
+        {{ValueType::numeric, numeric_modifier(8, 2)}, "-123.45"},
+        {{ValueType::numeric}, "1234.5000"},
+        {{ValueType::numeric}, "NaN"},
+        {{ValueType::numeric}, "1e400"},
+        {{ValueType::json}, "{\"a\": [1, 2]}"},
+        {{ValueType::bytea}, "\\x00ff10"},
+        {{ValueType::timestamptz}, "2024-01-02 03:04:05.123456+00"},
+        {{ValueType::timestamptz}, "infinity"},
+        {{ValueType::timestamp, 3}, "1969-12-31 23:59:59.999"},
+        {{ValueType::timestamp}, "2024-01-02 03:04:05.123456"},
+        {{ValueType::date}, "1960-02-29"},
+        {{ValueType::time, 3}, "23:59:59.999"},
+        {{ValueType::time}, "12:00:00.000001"},
+        {{ValueType::timetz}, "10:00:00+02"},
+        {{ValueType::interval}, "1 year 2 mons 3 days 04:05:06.5"},
+    };
+    int compared = 0;
+    for (const auto time : {TimePrecisionMode::adaptive, TimePrecisionMode::adaptive_time_microseconds,
+                            TimePrecisionMode::connect, TimePrecisionMode::isostring})
+        for (const auto decimal : {DecimalHandlingMode::precise, DecimalHandlingMode::as_double,
+                                   DecimalHandlingMode::as_string})
+            for (const auto binary : {BinaryHandlingMode::bytes, BinaryHandlingMode::base64, BinaryHandlingMode::hex,
+                                      BinaryHandlingMode::base64_url_safe}) {
+                const auto m = modes(time, decimal, binary);
+                const ConnectValueWriter writer(m);
+                for (const auto& [type, text] : cases) {
+                    std::string direct;
+                    try {
+                        writer.append_json(direct, type, text);
+                    } catch (const ValueError&) {
+                        continue;  // precise decimals refuse NaN
+                    }
+                    const Value value = writer.value(type, text);
+                    const Schema schema = column_schema(type, m, true, std::nullopt);
+                    BOOST_TEST((value.kind == value_kind(schema.type)), text);
+                    std::string typed;
+                    append_value_json(typed, schema, value);
+                    BOOST_TEST(typed == direct, text);
+                    ++compared;
+                }
+            }
+    BOOST_TEST(compared > 1000);
+    const ConnectValueWriter writer(modes());
+    BOOST_TEST((writer.value({ValueType::numeric}, "1234.5000") ==
+                Value::of_struct({Value::of_integer(Value::Kind::int32, 1), Value::of_bytes(std::string("\x30\x39", 2))})));
+    BOOST_TEST((writer.value({ValueType::date}, "1970-01-03") == Value::of_integer(Value::Kind::int32, 2)));
+    BOOST_CHECK_THROW(writer.value({ValueType::integer, -1, pg_oid::kInt4}, "x1"), ValueError);
+}
+
+// An expanded payload's schema and value in Connect's data model write as the direct JSON.
+BOOST_AUTO_TEST_CASE(expanded_payloads_in_the_data_model_write_as_the_direct_json) {
+    for (const char* text : {R"({"a":1,"big":9000000000,"f":1.5,"s":"x","t":true,"c":{"d":[1,2]},"n":null})",
+                             R"({"o":[{"x":1},{"y":"b"}],"e":[],"m":[[1.5],[2.5,null]]})"}) {
+        const auto document = OrderedJson::parse(text);
+        const auto inferred = infer_expanded_schema(document, "payload", config::JsonNullBehavior::optional_bytes,
+                                                    config::JsonEmptyArrayBehavior::optional_string);
+        const SchemaPtr schema = connect_schema_of(*inferred);
+        std::string direct, typed;
+        append_expanded_value(direct, *inferred, document);
+        append_value_json(typed, *schema, expanded_connect_value(*inferred, document));
+        BOOST_TEST(typed == direct);
+        BOOST_TEST(schema->name.value_or("<none>") == "payload");
+        BOOST_TEST(schema->fields.size() == document.size());
+    }
+}
+
 BOOST_AUTO_TEST_CASE(column_defaults_as_debezium_parses_them) {
     const ConnectValueWriter values(modes());
     const auto dflt = [&](ColumnType type, const std::string& expression) {
-        return default_json(type, expression, values).value_or("<none>");
+        const auto value = default_value(type, expression, values);
+        if (!value) return std::string("<none>");
+        std::string json;
+        append_value_json(json, column_schema(type, modes(), true, std::nullopt), *value);
+        return json;
     };
     BOOST_TEST(dflt({ValueType::text}, "'Created'::character varying") == "\"Created\"");
     BOOST_TEST(dflt({ValueType::text}, "'it''s'::text") == "\"it's\"");
@@ -539,13 +630,16 @@ BOOST_AUTO_TEST_CASE(column_defaults_as_debezium_parses_them) {
 std::pair<std::string, std::string> expand_with_schema(std::string_view text, std::string_view name = "payload",
                                                        JsonExpansion options = {}) {
     std::string value, schema;
-    const auto why = options.expand(text, value, name, &schema);
+    SchemaPtr inferred;
+    const auto why = options.expand(text, value, name, &inferred);
     BOOST_REQUIRE_MESSAGE(!why, why.value_or(""));
+    append_schema_json(schema, *inferred);
     return {value, schema};
 }
 
 std::string refusal(std::string_view text, JsonExpansion options = {}, bool with_schema = false) {
-    std::string value = "untouched", schema;
+    std::string value = "untouched";
+    SchemaPtr schema;
     const auto why = options.expand(text, value, "payload", with_schema ? &schema : nullptr);
     BOOST_TEST(value == "untouched");
     return why.value_or("<expanded>");

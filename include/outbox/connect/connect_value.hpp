@@ -8,6 +8,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_data.hpp"
 
 namespace outbox::connect {
 
@@ -54,11 +55,14 @@ public:
     // (Java prints the byte array's identity there, which no one can reproduce).
     void append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const;
 
+    // The value in Connect's data model, typed as column_schema() says (connect_schema.hpp).
+    Value value(const ColumnType& type, std::string_view text) const;
+
     const config::ValueModes& modes() const { return modes_; }
 
 private:
-    struct Value;
-    Value value_of(const ColumnType& type, std::string_view text, std::string& scratch) const;
+    struct Converted;
+    Converted value_of(const ColumnType& type, std::string_view text, std::string& scratch) const;
 
     config::ValueModes modes_;
     mutable std::string bytes_;  // decoded bytea, reused

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "outbox/config/config.hpp"
+#include "outbox/connect/connect_data.hpp"
 
 namespace outbox::connect {
 
@@ -61,7 +62,10 @@ std::optional<std::string> expanded_value_misfit(const ExpandedSchema& schema, c
 // where the document has none), nothing the schema lacks. The value must fit.
 void append_expanded_value(std::string& out, const ExpandedSchema& schema, const OrderedJson& value);
 
-// The schema as JsonConverter writes it.
-void append_expanded_schema(std::string& out, const ExpandedSchema& schema);
+// The inferred schema in Connect's data model (JsonConverter writes it with connect_json.hpp).
+SchemaPtr connect_schema_of(const ExpandedSchema& schema);
+
+// The value in Connect's data model, as append_expanded_value writes it. The value must fit.
+Value expanded_connect_value(const ExpandedSchema& schema, const OrderedJson& value);
 
 }  // namespace outbox::connect

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "outbox/config/config.hpp"
+#include "outbox/connect/connect_data.hpp"
 
 namespace outbox::connect {
 
@@ -28,7 +29,7 @@ struct JsonExpansion {
     // schema (its struct named `payload_name`) to `schema` (shapes are then never free). Returns
     // why it cannot (the caller keeps the payload as it was, as Debezium does).
     std::optional<std::string> expand(std::string_view text, std::string& out, std::string_view payload_name = "payload",
-                                      std::string* schema = nullptr) const;
+                                      SchemaPtr* schema = nullptr) const;
 };
 
 }  // namespace outbox::connect

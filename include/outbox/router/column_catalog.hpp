@@ -27,12 +27,12 @@ struct CatalogColumn {
 // Debezium re-reads its metadata).
 using ColumnCatalog = std::function<std::vector<CatalogColumn>(std::uint32_t relid, const config::TableName&)>;
 
-// A default expression as Debezium's PostgresDefaultValueConverter gives it to the schema, as
-// JSON: a literal ('abc'::text, 42, true) as the column's value; a function call (now(),
+// A default expression as Debezium's PostgresDefaultValueConverter gives it to the schema: a
+// literal ('abc'::text, 42, true) as the column's value; a function call (now(),
 // gen_random_uuid(), nextval(...)) as the type's placeholder (the epoch, the zero uuid, 0, "");
 // nullopt where Debezium gives none (NULL, or a type it does not parse).
-std::optional<std::string> default_json(const ColumnType& type, const std::string& expression,
-                                        const ConnectValueWriter& values);
+std::optional<Value> default_value(const ColumnType& type, const std::string& expression,
+                                  const ConnectValueWriter& values);
 
 // Sets each bound column's optional flag and default from the catalog's rows (a column the
 // catalog does not list stays optional without a default, as Debezium leaves it).

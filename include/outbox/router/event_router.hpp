@@ -70,7 +70,7 @@ private:
     const config::RecordFormat& format_;
     ConnectValueWriter values_;
     EnvelopeSchemas envelope_schemas_;
-    std::optional<std::string> expanded_schema_;  // with value schemas: the expanded payload's
+    SchemaPtr expanded_schema_;                   // with value schemas: the expanded payload's
     bool payload_expanded_ = false;               // this row's envelope payload was expanded
     const std::string run_id_;
     TopicRouter topics_;

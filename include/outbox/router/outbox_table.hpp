@@ -24,9 +24,9 @@ struct BoundColumn {
     ValueType type = ValueType::text;
     std::int32_t type_modifier = -1;
     std::uint32_t type_oid = 0;
-    // From the catalog (JsonConverter schemas only): NOT NULL, and the parsed default as JSON.
+    // From the catalog (Connect schemas only): NOT NULL, and the parsed default.
     bool optional = true;
-    std::optional<std::string> default_json = std::nullopt;
+    std::optional<Value> default_value = std::nullopt;
     ColumnType column_type() const { return {type, type_modifier, type_oid}; }
 };
 
@@ -54,7 +54,7 @@ struct OutboxTable {
         std::string name;
         std::size_t index = 0;
         ColumnType type;
-        std::optional<std::string> default_json = std::nullopt;  // as BoundColumn's, for the key's schema
+        std::optional<Value> default_value = std::nullopt;  // as BoundColumn's, for the key's schema
     };
     std::vector<KeyColumn> key_columns;
 

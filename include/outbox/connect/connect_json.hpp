@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+
+#include "outbox/connect/connect_data.hpp"
+
+namespace outbox::connect {
+
+// Kafka Connect's JsonConverter (schemas.enable) writing the data model. The schema as
+// JsonConverter.asJsonSchema writes it: type, then fields (each with "field" last), items or
+// keys and values, optional, name, version, doc, parameters, default.
+void append_schema_json(std::string& out, const Schema& schema);
+
+// The value as JsonConverter.convertToJson writes it: numbers as Java writes them (a float32 as
+// a float), NaN and the infinities as strings, bytes as Base64, a struct as an object of its
+// schema's fields, a map with string keys as an object and any other as an array of [key, value].
+void append_value_json(std::string& out, const Schema& schema, const Value& value);
+
+}  // namespace outbox::connect
