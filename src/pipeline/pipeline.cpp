@@ -13,7 +13,6 @@
 #include "outbox/pipeline/slot_gap_error.hpp"
 #include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/source_setup.hpp"
-#include "outbox/replication/status_keeper.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -107,20 +106,31 @@ void Pipeline::run() {
 }
 
 void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
-    const auto deadline = Clock::now() + delay;
-    while (Clock::now() < deadline && !ShutdownSignal::requested()) {
-        metrics_.health.mark_progress();
-        try {
-            core_.serve_kafka(50);
-        } catch (const ProducerFailed& e) {
-            core_.producer_failed(e.what());
-        } catch (const TransientError& e) {
-            // A dead letter waited for room in librdkafka's queue and a stop ended the wait.
-            log::warn(e.what());
-            return;
-        }
+    const auto reconnect_at = SystemClock::instance().now() + delay;
+    while (const auto wake_at = core_.wait_between_connections(reconnect_at)) {
+        pollfd fds[2] = {{ShutdownSignal::fd(), POLLIN, 0}, {core_.kafka_wakeup_fd(), POLLIN, 0}};
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - Clock::now());
+        poll(fds, fds[1].fd >= 0 ? 2 : 1, static_cast<int>(std::max<long>(wait.count(), 0)));
     }
 }
+
+// The slot as this connection meets it: SourceSetup looks it up and creates it on the
+// replication connection; a drop ends that connection first.
+class Pipeline::ConnectionSlots final : public replication::SlotPort {
+public:
+    ConnectionSlots(Pipeline& pipeline, replication::SourceSetup& setup) : pipeline_(pipeline), setup_(setup) {}
+    std::optional<Lsn> look_up_slot() override { return setup_.look_up_slot(); }
+    Creation create_slot() override { return setup_.create_slot(); }
+    void drop_slot() override {
+        pipeline_.keeper_.reset();
+        pipeline_.stream_.reset();
+        pipeline_.drop_new_slot();
+    }
+
+private:
+    Pipeline& pipeline_;
+    replication::SourceSetup& setup_;
+};
 
 void Pipeline::connect() {
     const bool bounded = config_.postgres.receive_timeout_ms > 0;
@@ -135,6 +145,8 @@ void Pipeline::connect() {
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(core_.source());
+    ConnectionSlots slots(*this, setup);
+    core_.prepare_slot(slots);
     core_.check_resume_position();
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, core_.source().server_version);
@@ -142,15 +154,14 @@ void Pipeline::connect() {
     if (core_.exactly_once()) {
         // The slot is ours from START_REPLICATION on, and the walsender ends a connection that
         // stays silent for wal_sender_timeout while Kafka is set up.
+        keeper_.emplace(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
         try {
-            const replication::StatusKeeper keeper(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
-            core_.start_kafka_transactions();
-        } catch (const SlotGapError&) {
-            core_.connection_lost();
-            stream_.reset();
-            drop_new_slot();
+            core_.start_kafka_transactions(slots);
+        } catch (...) {
+            keeper_.reset();
             throw;
         }
+        keeper_.reset();
     }
     core_.streaming();
     silence_.connected(Clock::now(), std::chrono::milliseconds(core_.source().wal_sender_timeout_ms));

@@ -13,6 +13,8 @@ namespace outbox::pipeline {
 namespace {
 
 constexpr std::chrono::milliseconds kHeldRecheck{10};
+// Between connections Kafka's reports are served at least this often.
+constexpr std::chrono::milliseconds kServeBetweenConnections{50};
 
 }  // namespace
 
@@ -26,6 +28,7 @@ StreamCore::StreamCore(const config::Config& config, observability::Metrics& met
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
+      slot_start_(config),
       sources_(metrics),
       kafka_txns_(config, kafka, clock, std::move(stop_requested)),
       deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr, clock),
@@ -63,6 +66,8 @@ void StreamCore::drop_producer() {
     producer_.reset();
     deliveries_.reset();
 }
+
+void StreamCore::prepare_slot(replication::SlotPort& slots) { slot_start_.prepare(slots, source_); }
 
 void StreamCore::check_resume_position() const {
     check_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), changes_.handed_over_end()}),
@@ -108,35 +113,18 @@ void StreamCore::attach(replication::WalStream& stream) {
 
 // The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
 // older instance with the same transactional.id, and Kafka says where the last one got to.
-void StreamCore::start_kafka_transactions() {
+void StreamCore::start_kafka_transactions(replication::SlotPort& slots) {
     const kafka::SourceIdentity identity{source_.identity.system_id, source_.identity.database, config_.postgres.slot_name};
     kafka_txns_.decide_transactional_id(identity);
     make_producer(kafka_txns_.producer_overrides());
     const Lsn stored = kafka_txns_.start(*producer_, identity);
     check_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
-    check_slot_covers(stored);
+    if (const auto gap = slot_start_.gap(stored, source_)) {
+        connection_lost();
+        slots.drop_slot();
+        throw SlotGapError(*gap);
+    }
     tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
-}
-
-// A slot this start had to create while the offsets topic records a position: the slot that
-// served that position is gone (dropped, or lost in a failover) and the new one starts at the
-// present, so transactions committed in between may never reach Kafka. Checked once per created
-// slot: later, the slot's confirmed position legitimately passes the stored one (transactions
-// without outbox events are confirmed without a Kafka transaction), and a reconnect must not take
-// that for a gap.
-void StreamCore::check_slot_covers(Lsn stored) {
-    if (!std::exchange(source_.slot_created, false) || stored == 0 || stored >= source_.slot_confirmed_lsn) return;
-    const std::string window = "transactions committed after " + format_lsn(stored) + " and before " +
-                               format_lsn(source_.slot_confirmed_lsn) + " may not be in Kafka";
-    if (!config_.postgres.slot_recreate_when_lost)
-        throw SlotGapError("postgres: replication slot \"" + config_.postgres.slot_name +
-                           "\" is new, but the offsets topic \"" + config_.offsets_topic +
-                           "\" says events were published up to " + format_lsn(stored) +
-                           " from a slot that is gone: " + window +
-                           ". Re-publish them from the outbox (outbox-router replay), then start the router with "
-                           "slot.recreate.when.lost set (the new slot was dropped again)");
-    log::error("postgres: the new replication slot starts at " + format_lsn(source_.slot_confirmed_lsn) +
-               " (slot.recreate.when.lost): " + window + "; re-publish them from the outbox (outbox-router replay)");
 }
 
 void StreamCore::streaming() {
@@ -269,6 +257,23 @@ Lsn StreamCore::confirmable_lsn() {
     if (!exactly_once_) return tracker_.confirmed_lsn();
     if (!kafka_txns_.open() && tracker_.transactions_pending() == 0) kafka_txns_.adopt_settled(tracker_.confirmed_lsn());
     return kafka_txns_.committed_end();
+}
+
+std::optional<Clock::time_point> StreamCore::wait_between_connections(Clock::time_point reconnect_at) {
+    const auto now = clock_.now();
+    if (now >= reconnect_at || stop_requested_()) return std::nullopt;
+    metrics_.health.mark_progress();
+    try {
+        serve_kafka(0);
+    } catch (const ProducerFailed& e) {
+        producer_failed(e.what());
+    } catch (const TransientError& e) {
+        // A dead letter waited for room in librdkafka's queue and a stop ended the wait.
+        log::warn(e.what());
+        return std::nullopt;
+    }
+    if (!producer_) return now;
+    return std::min(reconnect_at, now + kServeBetweenConnections);
 }
 
 void StreamCore::connection_lost() {
