@@ -106,7 +106,7 @@ Scenario draw(std::mt19937_64& r) {
     s.mix.large_every = r() % 3 == 0 ? chance(r, 5, 30) : 0;
     auto& f = s.faults;
     f.cut = chance(r, 0, 150);
-    f.silence = chance(r, 0, 30);
+    f.silence = chance(r, 0, 60);
     f.fatal = chance(r, 0, 30);
     f.stall = chance(r, 0, 40);
     f.create_timeout = s.topic_creation ? chance(r, 0, 200) : 0;
@@ -154,8 +154,10 @@ struct Instance {
     std::optional<Clock::time_point> wake_at;
     Clock::time_point waiting_since{};
     long wakeups = 0;
-    // Since when the stream has run without a stall (for the receive limit's return to base).
+    // Since when the stream has been heard regularly, without a stall (for the receive limit's
+    // return to base), and when it was last heard.
     Clock::time_point healthy_since{};
+    Clock::time_point last_heard{};
     int number;
     int connects = 0;
     bool stopped = false;  // a definite error: exits 1
@@ -420,6 +422,8 @@ private:
                 r.silence.not_listening(clock_.now());
             } else if (frames > 0) {
                 r.silence.heard(clock_.now());
+                if (clock_.now() - r.last_heard >= silence_base() / 2) r.healthy_since = clock_.now();
+                r.last_heard = clock_.now();
             } else {
                 switch (r.silence.check(clock_.now(), r.core.received_lsn())) {
                     case replication::SilencePolicy::Verdict::quiet:
@@ -451,17 +455,19 @@ private:
         if (r.stop_requested && !r.stopped) r.exited = true;
     }
 
-    // The receive limit returns to its base once the stream has been healthy (no stall) for
-    // longer than the raised limit.
+    // The receive limit returns to its base once the stream has been healthy for longer than the
+    // raised limit.
     void check_receive_limit(Instance& r) {
         const auto now = clock_.now();
-        if (!r.stream || now < server_.silent_until) {
+        // Healthy: streaming, read (not held at the in-flight limits), heard at least every half of
+        // the base limit (a client blocked on Kafka hears nothing either), the walsender not stalled.
+        if (!r.stream || now < server_.silent_until || r.core.saturated() || now - r.last_heard >= silence_base() / 2) {
             r.healthy_since = now;
             return;
         }
         const auto base = silence_base();
         const auto limit = r.silence.limit();
-        if (limit > base && now - r.healthy_since > 2 * limit + 2 * base)
+        if (limit > base && now - r.healthy_since > limit + base)
             throw Violation("instance " + std::to_string(r.number) + ": the receive limit stays at " +
                             std::to_string(limit.count()) + " ms (base " + std::to_string(base.count()) + " ms) after " +
                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.healthy_since).count()) +
