@@ -25,16 +25,19 @@ constexpr int kFramesPerTurn = 4096;
 // Waits of the replication connection before the stream (connecting, setting up, starting) end
 // at a shutdown request: SIGTERM must not wait on a server that stopped answering. Connecting
 // gives up at `deadline` (when set): a connection that is accepted and then never answered
-// (a stalled proxy) would wait for ever. Set-up statements may wait long on purpose (creating a
-// slot waits for running transactions), so they are not bounded.
-bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline) {
+// (a stalled proxy) would wait for ever. They wake every second to report progress to /healthz,
+// which says what they wait for.
+bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline,
+                          observability::Health& health) {
     pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {ShutdownSignal::fd(), POLLIN, 0}};
+    health.set_waiting_for("PostgreSQL: connecting and setting up the replication connection");
     for (;;) {
-        int timeout = -1;
+        health.mark_progress();
+        int timeout = 1000;
         if (deadline) {
             const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) throw TransientError("postgres: the server did not answer while connecting");
-            timeout = static_cast<int>(left.count());
+            timeout = static_cast<int>(std::min<long>(left.count(), timeout));
         }
         const int ready = poll(fds, 2, timeout);
         if (ShutdownSignal::requested()) return false;
@@ -141,7 +144,9 @@ void Pipeline::connect() {
         replication::replication_conninfo(config_.postgres.conninfo,
                                           std::chrono::milliseconds(config_.postgres.receive_timeout_ms)),
         replication::PgConnection::Mode::logical_replication,
-        [this](int socket, bool for_write) { return wait_unless_stopping(socket, for_write, connecting_until_); });
+        [this](int socket, bool for_write) {
+            return wait_unless_stopping(socket, for_write, connecting_until_, metrics_.health);
+        });
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(core_.source());

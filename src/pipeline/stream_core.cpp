@@ -30,7 +30,11 @@ StreamCore::StreamCore(const config::Config& config, observability::Metrics& met
       router_(config),
       slot_start_(config),
       sources_(metrics),
-      kafka_txns_(config, kafka, clock, std::move(stop_requested)),
+      kafka_txns_(config, kafka, clock, std::move(stop_requested),
+                  [this](const std::string& what) {
+                      metrics_.health.mark_progress();
+                      metrics_.health.set_waiting_for(what);
+                  }),
       deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr, clock),
       changes_(config, router_, tracker_, sources_, deliveries_, exactly_once_ ? &kafka_txns_ : nullptr, [this] {
           if (kafka_transaction_due()) commit_kafka_transaction();
@@ -128,6 +132,7 @@ void StreamCore::start_kafka_transactions(replication::SlotPort& slots) {
 }
 
 void StreamCore::streaming() {
+    metrics_.health.set_waiting_for("");
     metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
     metrics_.health.set_streaming(true);
     if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
@@ -272,11 +277,13 @@ std::optional<Clock::time_point> StreamCore::wait_between_connections(Clock::tim
         log::warn(e.what());
         return std::nullopt;
     }
-    if (!producer_) return now;
+    // Without a producer (exactly-once between connections) there is nothing to serve.
+    if (!producer_) return reconnect_at;
     return std::min(reconnect_at, now + kServeBetweenConnections);
 }
 
 void StreamCore::connection_lost() {
+    metrics_.health.set_waiting_for("");
     // The server re-sends every unconfirmed transaction, so a partial one starts over, with the
     // record that was waiting for its topic.
     deliveries_.drop_held();
