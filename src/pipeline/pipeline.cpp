@@ -46,6 +46,9 @@ bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono:
 }
 
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
+// Dropping a slot this start created: how long, and how often while its walsender exits.
+constexpr auto kDropLimit = std::chrono::milliseconds(10000);
+constexpr auto kDropRetry = std::chrono::milliseconds(200);
 
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
@@ -172,12 +175,28 @@ void Pipeline::connect() {
     silence_.connected(Clock::now(), std::chrono::milliseconds(core_.source().wal_sender_timeout_ms));
 }
 
-// The slot this start created must not outlive the gap it would hide: WAIT lets the walsender
-// that held it exit first.
+// The slot this connection attempt created must not outlive the gap it would hide. Without
+// WAIT, and retried while the walsender that held it is still exiting (55006), so that the drop
+// is bounded and a stop ends it; what is left over is the core's definite error.
 void Pipeline::drop_new_slot() {
-    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication);
-    connection.exec("DROP_REPLICATION_SLOT \"" + config_.postgres.slot_name + "\" WAIT",
-                    "dropping the replication slot this start created");
+    const auto deadline = Clock::now() + kDropLimit;
+    for (;;) {
+        try {
+            const replication::PgConnection connection(
+                replication::replication_conninfo(config_.postgres.conninfo, kDropLimit),
+                replication::PgConnection::Mode::logical_replication,
+                [this, deadline](int socket, bool for_write) {
+                    return wait_unless_stopping(socket, for_write, deadline, metrics_.health);
+                });
+            connection.exec("DROP_REPLICATION_SLOT " + connection.quote_identifier(config_.postgres.slot_name),
+                            "dropping the replication slot this start created");
+            return;
+        } catch (const TransientError&) {
+            if (Clock::now() + kDropRetry >= deadline || ShutdownSignal::requested()) throw;
+        }
+        pollfd stop = {ShutdownSignal::fd(), POLLIN, 0};
+        poll(&stop, 1, static_cast<int>(kDropRetry.count()));
+    }
 }
 
 void Pipeline::stream() {

@@ -71,7 +71,11 @@ void StreamCore::drop_producer() {
     deliveries_.reset();
 }
 
-void StreamCore::prepare_slot(replication::SlotPort& slots) { slot_start_.prepare(slots, source_); }
+void StreamCore::prepare_slot(replication::SlotPort& slots) {
+    slot_start_.prepare(slots, source_, [this] {
+        return kafka_txns_.stored_position({source_.identity.system_id, source_.identity.database, config_.postgres.slot_name});
+    });
+}
 
 void StreamCore::check_resume_position() const {
     check_position(std::max({tracker_.confirmed_lsn(), kafka_txns_.committed_end(), changes_.handed_over_end()}),
@@ -125,8 +129,15 @@ void StreamCore::start_kafka_transactions(replication::SlotPort& slots) {
     check_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
     if (const auto gap = slot_start_.gap(stored, source_)) {
         connection_lost();
-        slots.drop_slot();
-        throw SlotGapError(*gap);
+        try {
+            slots.drop_slot();
+        } catch (const TransientError& e) {
+            // Left standing, the slot would let the next start stream past the gap.
+            throw DefiniteError(*gap + ". Dropping the new slot failed (" + e.what() +
+                                "): drop it (SELECT pg_drop_replication_slot('" + config_.postgres.slot_name +
+                                "')) before starting the router again");
+        }
+        throw SlotGapError(*gap + " (the new slot was dropped again)");
     }
     tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
 }

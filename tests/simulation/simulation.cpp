@@ -356,14 +356,15 @@ private:
             note("fault: the next Kafka commit fails abortably");
             cluster_.faults.fail_next_commit_abortable = true;
         }
-        if (roll(f.slot_lost) && server_.slot_exists()) lose_slot();
+        if (roll(f.slot_lost) && server_.slot_exists() && stored_position() != 0) lose_slot();
         if (roll(f.crash)) crash(target);
         else if (roll(f.restart)) restart(target);
         else if (!paused_ && roll(f.takeover)) takeover(target);
     }
 
     // An operator drops the slot (its walsender terminated first), or a failover reaches a
-    // standby it was not synchronized to.
+    // standby it was not synchronized to; only once the offsets topic records a position (before
+    // that, no process can know what the slot held, as under at-least-once).
     void lose_slot() {
         note("fault: the slot is lost (dropped by hand, or a failover to a standby without it) at " +
              format_lsn(server_.slot_confirmed()));
@@ -533,15 +534,25 @@ private:
     // must leave no committed event out, unless slot.recreate.when.lost says to.
     void check_no_gap(Instance& r) {
         if (!scenario_.exactly_once || config_.postgres.slot_recreate_when_lost || !slot_lost_) return;
-        const kafka::SourceIdentity identity{"7300000000000000001", "app", config_.postgres.slot_name};
-        const bool on = std::exchange(scenario_.setup.on, false);
-        const Lsn stored = connector_.offsets_topic(config_.offsets_topic, identity)->read_committed_position([] { return false; });
-        scenario_.setup.on = on;
+        const Lsn stored = stored_position();
+        // Nothing recorded (the slot was lost before the first Kafka commit): no process can
+        // know of the gap, as under at-least-once.
+        if (stored == 0) return;
         const Lsn start = server_.slot_confirmed();
         if (const auto gap = events_between(server_, stored, start); !gap.empty())
             throw Violation("instance " + std::to_string(r.number) + " streams from " + format_lsn(start) +
                             ", past a gap: the offsets topic holds " + format_lsn(stored) + ", and " + gap +
                             " committed in between will never be published");
+    }
+
+    // What the offsets topic holds for the source (read past the set-up faults).
+    Lsn stored_position() {
+        if (!cluster_.has_topic(config_.offsets_topic)) return 0;
+        const kafka::SourceIdentity identity{"7300000000000000001", "app", config_.postgres.slot_name};
+        const bool on = std::exchange(scenario_.setup.on, false);
+        const Lsn stored = connector_.offsets_topic(config_.offsets_topic, identity)->read_committed_position([] { return false; });
+        scenario_.setup.on = on;
+        return stored;
     }
 
     // What Pipeline::run() does with what a turn throws.
