@@ -122,6 +122,13 @@ Scenario draw(std::mt19937_64& r) {
     // Drawn after everything above, so that the older parts of a seed's scenario stay the same.
     s.pair = r() % 3 == 0;
     s.fresh_slot = r() % (s.pair ? 2 : 4) == 0;
+    // A pair hands the slot over again and again: its active instance crashes or restarts often,
+    // and idles between transactions (the slot is then confirmed past the offsets topic's position).
+    if (s.pair) {
+        f.crash += chance(r, 0, 15);
+        f.restart += chance(r, 0, 15);
+        s.commit_every += chance(r, 0, 6);
+    }
     s.wal_sender_timeout_ms = chance(r, 300, 1500);
     s.receive_timeout_ms = chance(r, 100, 1500);
     // A slot lost while the offsets topic remembers where its events got to: exactly-once only
