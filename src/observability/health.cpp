@@ -27,12 +27,23 @@ Health::ProbeRegistration Health::register_kafka_probe(KafkaProbe probe) {
     return ProbeRegistration(this, ++probe_generation_);
 }
 
+void Health::set_waiting_for(std::string what) {
+    const std::lock_guard lock(waiting_mutex_);
+    waiting_for_ = std::move(what);
+}
+
 Health::Verdict Health::liveness() const {
     const auto last = Clock::time_point(Clock::duration(last_progress_.load(std::memory_order_relaxed)));
     const auto age = Clock::now() - last;
+    std::string waiting;
+    {
+        const std::lock_guard lock(waiting_mutex_);
+        if (!waiting_for_.empty()) waiting = " (waiting for " + waiting_for_ + ")";
+    }
     if (age > stall_after_)
-        return {false, "main loop: no progress for " + seconds_text(age) + " s (limit " + seconds_text(stall_after_) + " s)\n"};
-    return {true, "main loop: progressed " + seconds_text(age) + " s ago\n"};
+        return {false, "main loop: no progress for " + seconds_text(age) + " s (limit " + seconds_text(stall_after_) + " s)" +
+                           waiting + "\n"};
+    return {true, "main loop: progressed " + seconds_text(age) + " s ago" + waiting + "\n"};
 }
 
 Health::Verdict Health::readiness() const {

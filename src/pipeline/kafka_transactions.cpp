@@ -18,8 +18,9 @@ const config::KafkaProperty* configured_transactional_id(const config::Config& c
 }  // namespace
 
 KafkaTransactions::KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock,
-                                     StopRequested stop_requested)
-    : config_(config), kafka_(kafka), clock_(clock), stop_requested_(std::move(stop_requested)) {}
+                                     StopRequested stop_requested, Waiting waiting)
+    : config_(config), kafka_(kafka), clock_(clock), stop_requested_(std::move(stop_requested)),
+      waiting_(waiting ? std::move(waiting) : [](const std::string&) {}) {}
 
 const std::string& KafkaTransactions::decide_transactional_id(const kafka::SourceIdentity& source) {
     if (!transactional_id_.empty()) return transactional_id_;
@@ -52,6 +53,7 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
     constexpr int kSliceMs = 500;
     const auto deadline = clock_.now() + kLimit;
     for (;;) {
+        waiting_("Kafka: init_transactions");
         try {
             producer.init_transactions(kSliceMs);
             break;
@@ -73,9 +75,18 @@ Lsn KafkaTransactions::start(kafka::KafkaProducer& producer, const kafka::Source
         }
     }
     offsets_.emplace(config_.offsets_topic, source);
+    return stored_position(source);
+}
+
+Lsn KafkaTransactions::stored_position(const kafka::SourceIdentity& source) {
+    // The offsets topic's waits look at the stop request on every turn: progress for /healthz.
+    const kafka::StopRequested stop = [this] {
+        waiting_("Kafka: the offsets topic \"" + config_.offsets_topic + "\"");
+        return stop_requested_();
+    };
     const auto topic = kafka_.offsets_topic(config_.offsets_topic, source);
-    topic->ensure_topic(stop_requested_);
-    return topic->read_committed_position(stop_requested_);
+    topic->ensure_topic(stop);
+    return topic->read_committed_position(stop);
 }
 
 Lsn KafkaTransactions::resume_from(Lsn stored, Lsn slot_confirmed) {

@@ -13,7 +13,6 @@
 #include "outbox/pipeline/slot_gap_error.hpp"
 #include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/source_setup.hpp"
-#include "outbox/replication/status_keeper.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
 
@@ -26,16 +25,19 @@ constexpr int kFramesPerTurn = 4096;
 // Waits of the replication connection before the stream (connecting, setting up, starting) end
 // at a shutdown request: SIGTERM must not wait on a server that stopped answering. Connecting
 // gives up at `deadline` (when set): a connection that is accepted and then never answered
-// (a stalled proxy) would wait for ever. Set-up statements may wait long on purpose (creating a
-// slot waits for running transactions), so they are not bounded.
-bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline) {
+// (a stalled proxy) would wait for ever. They wake every second to report progress to /healthz,
+// which says what they wait for.
+bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline,
+                          observability::Health& health) {
     pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {ShutdownSignal::fd(), POLLIN, 0}};
+    health.set_waiting_for("PostgreSQL: connecting and setting up the replication connection");
     for (;;) {
-        int timeout = -1;
+        health.mark_progress();
+        int timeout = 1000;
         if (deadline) {
             const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) throw TransientError("postgres: the server did not answer while connecting");
-            timeout = static_cast<int>(left.count());
+            timeout = static_cast<int>(std::min<long>(left.count(), timeout));
         }
         const int ready = poll(fds, 2, timeout);
         if (ShutdownSignal::requested()) return false;
@@ -44,6 +46,9 @@ bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono:
 }
 
 constexpr auto kFirstReconnectDelay = std::chrono::milliseconds(100);
+// Dropping a slot this start created: how long, and how often while its walsender exits.
+constexpr auto kDropLimit = std::chrono::milliseconds(10000);
+constexpr auto kDropRetry = std::chrono::milliseconds(200);
 
 std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
     static std::mt19937 random{std::random_device{}()};
@@ -107,20 +112,31 @@ void Pipeline::run() {
 }
 
 void Pipeline::wait_before_reconnecting(std::chrono::milliseconds delay) {
-    const auto deadline = Clock::now() + delay;
-    while (Clock::now() < deadline && !ShutdownSignal::requested()) {
-        metrics_.health.mark_progress();
-        try {
-            core_.serve_kafka(50);
-        } catch (const ProducerFailed& e) {
-            core_.producer_failed(e.what());
-        } catch (const TransientError& e) {
-            // A dead letter waited for room in librdkafka's queue and a stop ended the wait.
-            log::warn(e.what());
-            return;
-        }
+    const auto reconnect_at = SystemClock::instance().now() + delay;
+    while (const auto wake_at = core_.wait_between_connections(reconnect_at)) {
+        pollfd fds[2] = {{ShutdownSignal::fd(), POLLIN, 0}, {core_.kafka_wakeup_fd(), POLLIN, 0}};
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - Clock::now());
+        poll(fds, fds[1].fd >= 0 ? 2 : 1, static_cast<int>(std::max<long>(wait.count(), 0)));
     }
 }
+
+// The slot as this connection meets it: SourceSetup looks it up and creates it on the
+// replication connection; a drop ends that connection first.
+class Pipeline::ConnectionSlots final : public replication::SlotPort {
+public:
+    ConnectionSlots(Pipeline& pipeline, replication::SourceSetup& setup) : pipeline_(pipeline), setup_(setup) {}
+    std::optional<Lsn> look_up_slot() override { return setup_.look_up_slot(); }
+    Creation create_slot() override { return setup_.create_slot(); }
+    void drop_slot() override {
+        pipeline_.keeper_.reset();
+        pipeline_.stream_.reset();
+        pipeline_.drop_new_slot();
+    }
+
+private:
+    Pipeline& pipeline_;
+    replication::SourceSetup& setup_;
+};
 
 void Pipeline::connect() {
     const bool bounded = config_.postgres.receive_timeout_ms > 0;
@@ -131,10 +147,14 @@ void Pipeline::connect() {
         replication::replication_conninfo(config_.postgres.conninfo,
                                           std::chrono::milliseconds(config_.postgres.receive_timeout_ms)),
         replication::PgConnection::Mode::logical_replication,
-        [this](int socket, bool for_write) { return wait_unless_stopping(socket, for_write, connecting_until_); });
+        [this](int socket, bool for_write) {
+            return wait_unless_stopping(socket, for_write, connecting_until_, metrics_.health);
+        });
     connecting_until_.reset();
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(core_.source());
+    ConnectionSlots slots(*this, setup);
+    core_.prepare_slot(slots);
     core_.check_resume_position();
     stream_ = std::make_unique<replication::ReplicationStream>(std::move(connection));
     stream_->start(config_.postgres.slot_name, config_.postgres.publication_name, core_.source().server_version);
@@ -142,26 +162,41 @@ void Pipeline::connect() {
     if (core_.exactly_once()) {
         // The slot is ours from START_REPLICATION on, and the walsender ends a connection that
         // stays silent for wal_sender_timeout while Kafka is set up.
+        keeper_.emplace(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
         try {
-            const replication::StatusKeeper keeper(*stream_, core_.source().slot_confirmed_lsn, core_.status_interval());
-            core_.start_kafka_transactions();
-        } catch (const SlotGapError&) {
-            core_.connection_lost();
-            stream_.reset();
-            drop_new_slot();
+            core_.start_kafka_transactions(slots);
+        } catch (...) {
+            keeper_.reset();
             throw;
         }
+        keeper_.reset();
     }
     core_.streaming();
     silence_.connected(Clock::now(), std::chrono::milliseconds(core_.source().wal_sender_timeout_ms));
 }
 
-// The slot this start created must not outlive the gap it would hide: WAIT lets the walsender
-// that held it exit first.
+// The slot this connection attempt created must not outlive the gap it would hide. Without
+// WAIT, and retried while the walsender that held it is still exiting (55006), so that the drop
+// is bounded and a stop ends it; what is left over is the core's definite error.
 void Pipeline::drop_new_slot() {
-    replication::PgConnection connection(config_.postgres.conninfo, replication::PgConnection::Mode::logical_replication);
-    connection.exec("DROP_REPLICATION_SLOT \"" + config_.postgres.slot_name + "\" WAIT",
-                    "dropping the replication slot this start created");
+    const auto deadline = Clock::now() + kDropLimit;
+    for (;;) {
+        try {
+            const replication::PgConnection connection(
+                replication::replication_conninfo(config_.postgres.conninfo, kDropLimit),
+                replication::PgConnection::Mode::logical_replication,
+                [this, deadline](int socket, bool for_write) {
+                    return wait_unless_stopping(socket, for_write, deadline, metrics_.health);
+                });
+            connection.exec("DROP_REPLICATION_SLOT " + connection.quote_identifier(config_.postgres.slot_name),
+                            "dropping the replication slot this start created");
+            return;
+        } catch (const TransientError&) {
+            if (Clock::now() + kDropRetry >= deadline || ShutdownSignal::requested()) throw;
+        }
+        pollfd stop = {ShutdownSignal::fd(), POLLIN, 0};
+        poll(&stop, 1, static_cast<int>(kDropRetry.count()));
+    }
 }
 
 void Pipeline::stream() {

@@ -13,6 +13,8 @@ namespace outbox::pipeline {
 namespace {
 
 constexpr std::chrono::milliseconds kHeldRecheck{10};
+// Between connections Kafka's reports are served at least this often.
+constexpr std::chrono::milliseconds kServeBetweenConnections{50};
 
 }  // namespace
 
@@ -26,8 +28,13 @@ StreamCore::StreamCore(const config::Config& config, observability::Metrics& met
       exactly_once_(config.delivery_guarantee == config::DeliveryGuarantee::exactly_once),
       status_interval_(config.postgres.status_update_interval_ms),
       router_(config),
+      slot_start_(config),
       sources_(metrics),
-      kafka_txns_(config, kafka, clock, std::move(stop_requested)),
+      kafka_txns_(config, kafka, clock, std::move(stop_requested),
+                  [this](const std::string& what) {
+                      metrics_.health.mark_progress();
+                      metrics_.health.set_waiting_for(what);
+                  }),
       deliveries_(config, metrics, tracker_, sources_, flush_, exactly_once_ ? &kafka_txns_ : nullptr, clock),
       changes_(config, router_, tracker_, sources_, deliveries_, exactly_once_ ? &kafka_txns_ : nullptr, [this] {
           if (kafka_transaction_due()) commit_kafka_transaction();
@@ -62,6 +69,12 @@ void StreamCore::drop_producer() {
     deliveries_.use(nullptr);
     producer_.reset();
     deliveries_.reset();
+}
+
+void StreamCore::prepare_slot(replication::SlotPort& slots) {
+    slot_start_.prepare(slots, source_, [this] {
+        return kafka_txns_.stored_position({source_.identity.system_id, source_.identity.database, config_.postgres.slot_name});
+    });
 }
 
 void StreamCore::check_resume_position() const {
@@ -108,38 +121,29 @@ void StreamCore::attach(replication::WalStream& stream) {
 
 // The slot is ours now (START_REPLICATION succeeded): a new transactional producer fences any
 // older instance with the same transactional.id, and Kafka says where the last one got to.
-void StreamCore::start_kafka_transactions() {
+void StreamCore::start_kafka_transactions(replication::SlotPort& slots) {
     const kafka::SourceIdentity identity{source_.identity.system_id, source_.identity.database, config_.postgres.slot_name};
     kafka_txns_.decide_transactional_id(identity);
     make_producer(kafka_txns_.producer_overrides());
     const Lsn stored = kafka_txns_.start(*producer_, identity);
     check_position(stored, "the offsets topic \"" + config_.offsets_topic + "\" says events were published up to");
-    check_slot_covers(stored);
+    if (const auto gap = slot_start_.gap(stored, source_)) {
+        connection_lost();
+        try {
+            slots.drop_slot();
+        } catch (const TransientError& e) {
+            // Left standing, the slot would let the next start stream past the gap.
+            throw DefiniteError(*gap + ". Dropping the new slot failed (" + e.what() +
+                                "): drop it (SELECT pg_drop_replication_slot('" + config_.postgres.slot_name +
+                                "')) before starting the router again");
+        }
+        throw SlotGapError(*gap + " (the new slot was dropped again)");
+    }
     tracker_.restart_from(kafka_txns_.resume_from(stored, source_.slot_confirmed_lsn));
 }
 
-// A slot this start had to create while the offsets topic records a position: the slot that
-// served that position is gone (dropped, or lost in a failover) and the new one starts at the
-// present, so transactions committed in between may never reach Kafka. Checked once per created
-// slot: later, the slot's confirmed position legitimately passes the stored one (transactions
-// without outbox events are confirmed without a Kafka transaction), and a reconnect must not take
-// that for a gap.
-void StreamCore::check_slot_covers(Lsn stored) {
-    if (!std::exchange(source_.slot_created, false) || stored == 0 || stored >= source_.slot_confirmed_lsn) return;
-    const std::string window = "transactions committed after " + format_lsn(stored) + " and before " +
-                               format_lsn(source_.slot_confirmed_lsn) + " may not be in Kafka";
-    if (!config_.postgres.slot_recreate_when_lost)
-        throw SlotGapError("postgres: replication slot \"" + config_.postgres.slot_name +
-                           "\" is new, but the offsets topic \"" + config_.offsets_topic +
-                           "\" says events were published up to " + format_lsn(stored) +
-                           " from a slot that is gone: " + window +
-                           ". Re-publish them from the outbox (outbox-router replay), then start the router with "
-                           "slot.recreate.when.lost set (the new slot was dropped again)");
-    log::error("postgres: the new replication slot starts at " + format_lsn(source_.slot_confirmed_lsn) +
-               " (slot.recreate.when.lost): " + window + "; re-publish them from the outbox (outbox-router replay)");
-}
-
 void StreamCore::streaming() {
+    metrics_.health.set_waiting_for("");
     metrics_.confirmed_lsn.set(static_cast<std::int64_t>(source_.slot_confirmed_lsn));
     metrics_.health.set_streaming(true);
     if (std::exchange(connected_before_, true)) metrics_.reconnects.add();
@@ -271,7 +275,26 @@ Lsn StreamCore::confirmable_lsn() {
     return kafka_txns_.committed_end();
 }
 
+std::optional<Clock::time_point> StreamCore::wait_between_connections(Clock::time_point reconnect_at) {
+    const auto now = clock_.now();
+    if (now >= reconnect_at || stop_requested_()) return std::nullopt;
+    metrics_.health.mark_progress();
+    try {
+        serve_kafka(0);
+    } catch (const ProducerFailed& e) {
+        producer_failed(e.what());
+    } catch (const TransientError& e) {
+        // A dead letter waited for room in librdkafka's queue and a stop ended the wait.
+        log::warn(e.what());
+        return std::nullopt;
+    }
+    // Without a producer (exactly-once between connections) there is nothing to serve.
+    if (!producer_) return reconnect_at;
+    return std::min(reconnect_at, now + kServeBetweenConnections);
+}
+
 void StreamCore::connection_lost() {
+    metrics_.health.set_waiting_for("");
     // The server re-sends every unconfirmed transaction, so a partial one starts over, with the
     // record that was waiting for its topic.
     deliveries_.drop_held();

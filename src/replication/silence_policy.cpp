@@ -25,21 +25,36 @@ std::chrono::milliseconds SilencePolicy::raised(int doublings) const {
 void SilencePolicy::connected(Clock::time_point now, std::chrono::milliseconds wal_sender_timeout) {
     wal_sender_timeout_ = wal_sender_timeout;
     answered_late_ = false;
+    healthy_since_.reset();
     not_listening(now);
 }
 
 void SilencePolicy::heard(Clock::time_point now) {
     if (base().count() > 0 && now - last_heard_ >= base()) answered_late_ = true;
-    not_listening(now);
+    // The stretch of hearing regularly starts again after anything that would have asked.
+    if (!healthy_since_ || now - last_heard_ >= base() / 2) healthy_since_ = now;
+    recover_if_healthy(now);
+    last_heard_ = now;
+    asked_at_.reset();
 }
 
+// Healthy again: heard regularly, without a question, for as long as the raised limit.
+void SilencePolicy::recover_if_healthy(Clock::time_point now) {
+    if (!silent_at_ || !healthy_since_ || now - *healthy_since_ < limit()) return;
+    silent_at_.reset();
+    doublings_ = 0;
+}
+
+// Unread on purpose: no silence, and no sign of health either.
 void SilencePolicy::not_listening(Clock::time_point now) {
+    healthy_since_.reset();
     last_heard_ = now;
     asked_at_.reset();
 }
 
 void SilencePolicy::asked(Clock::time_point now) {
     if (!asked_at_) asked_at_ = now;
+    healthy_since_.reset();
 }
 
 // The question goes out at half the unraised limit: a server that is not busy answers it long
@@ -58,6 +73,7 @@ SilencePolicy::Verdict SilencePolicy::check(Clock::time_point now, Lsn received)
         silent_at_.reset();
         doublings_ = 0;
     }
+    recover_if_healthy(now);
     const auto due = next_check();
     if (!due || now < *due) return Verdict::quiet;
     if (!asked_at_) return Verdict::ask_for_reply;

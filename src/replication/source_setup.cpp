@@ -40,11 +40,12 @@ void SourceSetup::warn(const std::string& message) {
 }
 
 bool SourceSetup::run(SourceState& state) {
+    state_ = &state;
     identify(state);
     check_wal_level();
     check_tables();
     ensure_publication(state);
-    ensure_slot(state);
+    if (mode_ == Mode::check) check_slot(state);
     return ok_;
 }
 
@@ -284,7 +285,7 @@ bool SourceSetup::slot_failover() const {
 
 // The slot is created on the replication connection, whose protocol takes the failover option
 // from PostgreSQL 17 on (in the parenthesized form, which 15 introduced).
-void SourceSetup::create_slot(const std::string& lookup) {
+SlotPort::Creation SourceSetup::create_slot() {
     const auto& slot = config_.postgres.slot_name;
     const std::string statement =
         "CREATE_REPLICATION_SLOT " + conn_.quote_identifier(slot) + " LOGICAL pgoutput" +
@@ -293,69 +294,56 @@ void SourceSetup::create_slot(const std::string& lookup) {
         conn_.exec(statement, "creating replication slot " + slot);
         log::info("postgres: created replication slot \"" + slot + "\" (pgoutput" +
                   (slot_failover() ? ", failover: synchronized to standbys that sync replication slots" : "") + ")");
+        return SlotPort::Creation::created;
     } catch (const DefiniteError&) {
         // The other router of an active/standby pair may have created it a moment ago.
-        if (PQntuples(conn_.exec(lookup, "looking up replication slot " + slot).get()) == 0) throw;
+        if (PQntuples(conn_.exec(slot_query(), "looking up replication slot " + slot).get()) == 0) throw;
+        return SlotPort::Creation::already_exists;
     }
 }
 
-void SourceSetup::ensure_slot(SourceState& state) {
-    const auto& slot = config_.postgres.slot_name;
+std::string SourceSetup::slot_query() const {
     // wal_status (a slot invalidated by max_slot_wal_keep_size) exists from PostgreSQL 13 on,
     // two_phase from 14, conflicting from 16 (there true for any invalidation: with WAL still
     // there, a conflict with recovery), failover, synced and invalidation_reason from 17.
     const std::string reason = server_version_ >= 170000   ? "invalidation_reason"
                                : server_version_ >= 160000 ? "CASE WHEN conflicting AND wal_status <> 'lost' THEN 'conflict' END"
                                                            : "NULL";
-    const std::string query = std::string("SELECT plugin, slot_type, database, confirmed_flush_lsn, ") +
-                              (server_version_ >= 130000 ? "wal_status" : "NULL") + ", " +
-                              (server_version_ >= 140000 ? "two_phase" : "false") + ", " +
-                              (server_version_ >= 170000 ? "failover, synced" : "false, false") + ", " + reason +
-                              " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + conn_.quote_literal(slot);
-    auto result = conn_.exec(query, "looking up replication slot " + slot);
-    if (PQntuples(result.get()) == 0) {
-        if (state.slot_seen) {
-            const bool other_history = state.previous_system_id != state.identity.system_id ||
-                                       state.previous_timeline != state.identity.timeline;
-            const std::string since = "events committed after " + format_lsn(state.slot_confirmed_lsn) +
-                                      " (the slot's confirmed position when this router last connected) may not be in "
-                                      "Kafka";
-            std::string lost;
-            if (other_history)
-                lost =
-                    "postgres: replication slot \"" + slot + "\" is not on this server, which took over from the one "
-                    "the router streamed from (system " + state.identity.system_id + ", timeline " +
-                    std::to_string(state.identity.timeline) + "; before: system " + state.previous_system_id +
-                    ", timeline " + std::to_string(state.previous_timeline) +
-                    "): a failover to a standby the slot was not synchronized to (slots reach standbys only on "
-                    "PostgreSQL 17 and later, with slot.failover and sync_replication_slots = on there). " + since;
-            else
-                lost = "postgres: replication slot \"" + slot +
-                       "\" was dropped while the router was running; the WAL it held is gone, so " + since;
-            if (!config_.postgres.slot_recreate_when_lost)
-                throw DefiniteError(lost + ". Re-publish them from the outbox (outbox-router replay), then restart the "
-                                           "router to create a new slot (or set slot.recreate.when.lost)");
-            log::error(lost + "; creating a new slot, which starts now (slot.recreate.when.lost): re-publish them "
-                              "from the outbox (outbox-router replay)");
-        }
-        if (mode_ == Mode::check) {
-            const auto role = conn_.exec(
-                "SELECT rolreplication OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user",
-                "checking the REPLICATION attribute");
-            if (value(role, 0, 0) == "t")
-                pass("postgres: replication slot \"" + slot + "\" is missing and can be created" +
-                     (slot_failover() ? " (with failover)" : ""));
-            else
-                fail("postgres: replication slot \"" + slot + "\" is missing and this role lacks REPLICATION");
-            if (slot_failover()) check_failover(true);
-            return;
-        }
-        create_slot(query);
-        state.slot_created = true;
-        result = conn_.exec(query, "looking up replication slot " + slot);
-        if (PQntuples(result.get()) == 0)
-            throw DefiniteError("postgres: replication slot \"" + slot + "\" disappeared right after creation");
+    return std::string("SELECT plugin, slot_type, database, confirmed_flush_lsn, ") +
+           (server_version_ >= 130000 ? "wal_status" : "NULL") + ", " +
+           (server_version_ >= 140000 ? "two_phase" : "false") + ", " +
+           (server_version_ >= 170000 ? "failover, synced" : "false, false") + ", " + reason +
+           " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + conn_.quote_literal(config_.postgres.slot_name);
+}
+
+std::optional<Lsn> SourceSetup::look_up_slot() {
+    const auto result = conn_.exec(slot_query(), "looking up replication slot " + config_.postgres.slot_name);
+    if (PQntuples(result.get()) == 0) return std::nullopt;
+    return checked_slot(result);
+}
+
+void SourceSetup::check_slot(SourceState& state) {
+    const auto& slot = config_.postgres.slot_name;
+    const auto result = conn_.exec(slot_query(), "looking up replication slot " + slot);
+    if (PQntuples(result.get()) > 0) {
+        if (const auto confirmed = checked_slot(result)) state.slot_confirmed_lsn = *confirmed;
+        return;
     }
+    const auto role = conn_.exec("SELECT rolreplication OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user",
+                                 "checking the REPLICATION attribute");
+    if (value(role, 0, 0) == "t")
+        pass("postgres: replication slot \"" + slot + "\" is missing and can be created" +
+             (slot_failover() ? " (with failover)" : ""));
+    else
+        fail("postgres: replication slot \"" + slot + "\" is missing and this role lacks REPLICATION");
+    if (slot_failover()) check_failover(true);
+}
+
+// The slot found by slot_query(), checked; its confirmed position, or nothing when a check
+// failed in check mode.
+std::optional<Lsn> SourceSetup::checked_slot(const PgResult& result) {
+    const auto& slot = config_.postgres.slot_name;
+    const SourceState& state = *state_;
     const std::string plugin = value(result, 0, 0);
     const std::string database = value(result, 0, 2);
     const std::string wal_status = value(result, 0, 4);
@@ -363,12 +351,12 @@ void SourceSetup::ensure_slot(SourceState& state) {
     if (value(result, 0, 1) != "logical" || plugin != "pgoutput") {
         fail("postgres: replication slot \"" + slot + "\" is not a logical pgoutput slot (plugin \"" + plugin +
              "\"); use another postgres.slot.name or drop that slot");
-        return;
+        return std::nullopt;
     }
     if (database != state.identity.database) {
         fail("postgres: replication slot \"" + slot + "\" belongs to database \"" + database +
              "\", not \"" + state.identity.database + "\"");
-        return;
+        return std::nullopt;
     }
     // Such a slot decodes PREPARE TRANSACTION whatever the client asks (PostgreSQL 15 and later),
     // and its events would have to wait for COMMIT PREPARED in the router: not supported.
@@ -377,18 +365,18 @@ void SourceSetup::ensure_slot(SourceState& state) {
              "\" was created with two_phase, so the server streams prepared transactions at PREPARE "
              "TRANSACTION, which the router does not decode. Use a slot without two_phase (another "
              "postgres.slot.name, or drop this one and let the router create it)");
-        return;
+        return std::nullopt;
     }
     if (!value(result, 0, 8).empty() || wal_status == "lost") {
         fail(invalidation(value(result, 0, 8), confirmed));
-        return;
+        return std::nullopt;
     }
     if (in_recovery_ && value(result, 0, 7) == "t") {
         fail("postgres: replication slot \"" + slot +
              "\" on this standby is synchronized from the primary (synced), and such a slot cannot be decoded "
              "on the standby: point conninfo at the primary (name both hosts with target_session_attrs=read-write), "
              "or give decoding on this standby a slot.name of its own");
-        return;
+        return std::nullopt;
     }
     const bool has_failover = value(result, 0, 6) == "t";
     if (server_version_ >= 170000 && !in_recovery_ && has_failover != slot_failover()) {
@@ -408,10 +396,9 @@ void SourceSetup::ensure_slot(SourceState& state) {
              "finds no slot and stops, naming the events that may be missing");
     const bool first_on_this_history = !state.slot_seen || state.previous_timeline != state.identity.timeline;
     if (slot_failover() && (mode_ == Mode::check || first_on_this_history)) check_failover(false);
-    state.slot_confirmed_lsn = confirmed;
-    state.slot_seen = true;
-    pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(state.slot_confirmed_lsn) +
+    pass("postgres: replication slot \"" + slot + "\" is ready (confirmed " + format_lsn(confirmed) +
          (slot_failover() ? ", failover" : "") + ")");
+    return confirmed;
 }
 
 void SourceSetup::check_failover(bool slot_missing) {

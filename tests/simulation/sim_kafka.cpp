@@ -321,6 +321,7 @@ std::optional<kafka::KafkaProducer::AdminAnswer> SimProducer::admin_answer(std::
 }
 
 void SimProducer::init_transactions(int) {
+    if (cluster_.faults.setup_step) cluster_.faults.setup_step("init_transactions", nullptr);
     epoch_ = cluster_.init_transactions(transactional_id_);
     cluster_.trace().at(cluster_.clock().millis(), "kafka: producer #" + std::to_string(instance_) + " init_transactions, epoch " +
                                                        std::to_string(epoch_));
@@ -383,10 +384,12 @@ class SimOffsetsTopic final : public kafka::OffsetsTopic {
 public:
     SimOffsetsTopic(SimCluster& cluster, std::string topic, std::string key)
         : cluster_(cluster), topic_(std::move(topic)), key_(std::move(key)) {}
-    void ensure_topic(const kafka::StopRequested&) override {
+    void ensure_topic(const kafka::StopRequested& stop) override {
+        if (cluster_.faults.setup_step) cluster_.faults.setup_step("offsets topic look-up", &stop);
         if (!cluster_.has_topic(topic_)) cluster_.create_topic(topic_, 1);
     }
-    Lsn read_committed_position(const kafka::StopRequested&) override {
+    Lsn read_committed_position(const kafka::StopRequested& stop) override {
+        if (cluster_.faults.setup_step) cluster_.faults.setup_step("offsets topic read", &stop);
         Lsn position = 0;
         for (const auto& log : cluster_.topics()[topic_].partitions)
             for (const auto& r : log) {

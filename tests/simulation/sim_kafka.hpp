@@ -49,6 +49,10 @@ struct KafkaFaults {
     bool create_topics_unauthorized = false;                   // TOPIC_AUTHORIZATION_FAILED
     int commit_timeouts = 0;                                   // next commit_transaction calls: retriable
     bool fail_next_commit_abortable = false;
+    // Called at each step of the exactly-once start (init_transactions, the offsets topic's
+    // look-up and read) with the caller's stop request (none for init_transactions); the set-up
+    // simulation (sim_setup.cpp) makes it slow, fail, stop or kill there.
+    std::function<void(const std::string& step, const kafka::StopRequested* stop)> setup_step;
 };
 
 class SimCluster {

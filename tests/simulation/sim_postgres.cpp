@@ -1,6 +1,7 @@
 #include "sim_postgres.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "outbox/util/errors.hpp"
 #include "wire_writer.hpp"
@@ -33,7 +34,21 @@ const WalItem& SimPostgres::commit(WalItem item) {
     return wal_.back();
 }
 
+bool SimPostgres::create_slot() {
+    if (slot_exists_) return false;
+    slot_exists_ = true;
+    slot_confirmed_ = slot_created_at_ = wal_end_;
+    return true;
+}
+
+bool SimPostgres::drop_slot() {
+    if (!slot_exists_ || active_) return false;
+    slot_exists_ = false;
+    return true;
+}
+
 std::unique_ptr<SimWalStream> SimPostgres::start_replication() {
+    if (!slot_exists_) throw DefiniteError("sim: START_REPLICATION: replication slot does not exist");
     if (active_) return nullptr;
     // Decoding restarts behind the slot's position; transactions committing before it are skipped.
     std::size_t first = 0;
@@ -90,7 +105,7 @@ void SimWalStream::queue_item(const WalItem& item) {
 }
 
 void SimWalStream::pump(int budget) {
-    if (cut_after_ == 0 || silent || finished_) return;
+    if (cut_after_ == 0 || silent || finished_ || server_.clock_.now() < server_.silent_until) return;
     while (budget > 0 && socket_.size() < 10000) {
         if (next_item_ < server_.wal_.size()) {
             const std::size_t before = socket_.size();
@@ -99,7 +114,7 @@ void SimWalStream::pump(int budget) {
             continue;
         }
         // Idle: a keepalive with the WAL end, sometimes asking for a reply.
-        if (socket_.empty() && (sent_end_ < server_.wal_end_ || server_.random_() % 8 == 0)) {
+        if (socket_.empty() && (std::exchange(reply_due_, false) || sent_end_ < server_.wal_end_ || server_.random_() % 8 == 0)) {
             sent_end_ = server_.wal_end_;
             send(keepalive(sent_end_, server_.clock_.millis() * 1000, server_.random_() % 4 == 0), "keepalive " + format_lsn(sent_end_));
         }
@@ -118,8 +133,9 @@ std::optional<std::span<const char>> SimWalStream::next_frame() {
     return std::span<const char>(current_.data(), current_.size());
 }
 
-void SimWalStream::send_status_update(Lsn, Lsn flushed, bool) {
+void SimWalStream::send_status_update(Lsn, Lsn flushed, bool reply_requested) {
     if (cut_after_ == 0) throw TransientError("sim: cannot send status update: connection lost");
+    if (reply_requested) reply_due_ = true;
     if (server_.on_confirm) server_.on_confirm(flushed);
     server_.slot_confirmed_ = std::max(server_.slot_confirmed_, flushed);
 }

@@ -84,6 +84,7 @@ private:
     std::string current_;
     int cut_after_ = -1;
     bool finished_ = false;
+    bool reply_due_ = false;  // a status update asked for a reply
     Lsn sent_end_ = 0;
 };
 
@@ -103,8 +104,19 @@ public:
     // The slot.
     Lsn slot_confirmed() const { return slot_confirmed_; }
     bool slot_active() const { return active_ != nullptr; }
+    // Set-up (sim_setup.cpp drives these): whether the slot exists, CREATE_REPLICATION_SLOT (a
+    // new slot starts at the WAL's end; false when it exists) and DROP_REPLICATION_SLOT (false
+    // while a connection streams from it).
+    bool slot_exists() const { return slot_exists_; }
+    bool create_slot();
+    bool drop_slot();
+    // Where the slot was created, and whether a status update has moved it since.
+    Lsn slot_created_at() const { return slot_created_at_; }
+    bool slot_advanced() const { return slot_confirmed_ > slot_created_at_; }
+    // The walsender stays silent until then (a stalled proxy, or a server busy decoding).
+    Clock::time_point silent_until{};
     // START_REPLICATION: streams from the slot's confirmed position. Nothing when another
-    // connection holds the slot.
+    // connection holds the slot; DefiniteError when there is no slot.
     std::unique_ptr<SimWalStream> start_replication();
     // Called with every standby status update's flush position before the slot adopts it.
     std::function<void(Lsn flushed)> on_confirm;
@@ -122,6 +134,8 @@ private:
     Lsn wal_end_ = 0x1000000;
     std::uint32_t next_xid_ = 1000;
     Lsn slot_confirmed_ = 0x1000000;
+    bool slot_exists_ = true;
+    Lsn slot_created_at_ = 0x1000000;
     SimWalStream* active_ = nullptr;
     int connections_ = 0;
 };

@@ -154,3 +154,42 @@ BOOST_AUTO_TEST_CASE(the_replication_connection_gets_keepalives_and_a_user_timeo
                "keepalives=1 keepalives_idle=1 keepalives_interval=1 keepalives_count=3 tcp_user_timeout=1000 "
                "dbname='app'");
 }
+
+// A stall weeks after the last one is measured from the base again: a connection heard without a
+// question for as long as the raised limit is healthy, however it began.
+BOOST_AUTO_TEST_CASE(a_healthy_stretch_as_long_as_the_raised_limit_brings_the_limit_back_to_base) {
+    SilencePolicy policy(1s);
+    auto now = t0;
+    for (int connection = 0; connection < 2; ++connection) {
+        policy.connected(now, 0ms);
+        now += silent_until_lost(policy, now);
+    }
+    policy.connected(now, 0ms);
+    BOOST_TEST(policy.limit().count() == 4000);
+    const auto healthy_from = now;
+    for (; now <= healthy_from + 3900ms; now += 300ms) {
+        policy.heard(now);
+        BOOST_TEST((policy.check(now, 1000) == Verdict::quiet));
+    }
+    BOOST_TEST(policy.limit().count() == 4000);
+    policy.heard(now);  // 4.2 s of hearing every 300 ms
+    BOOST_TEST(policy.limit().count() == 1000);
+    // The next stall is given up after the base limit.
+    BOOST_TEST(silent_until_lost(policy, now).count() == 1000);
+}
+
+// A busy walsender that sends keepalives for a while, then is silent at the same place: the
+// healthy stretch needed grows with the limit, so the limit still grows until it outlasts the
+// silence.
+BOOST_AUTO_TEST_CASE(keepalives_shorter_than_the_raised_limit_before_the_same_silence_keep_raising_it) {
+    SilencePolicy policy(1s);
+    auto now = t0;
+    std::vector<long> limits;
+    for (int connection = 0; connection < 4; ++connection) {
+        policy.connected(now, 0ms);
+        limits.push_back(policy.limit().count());
+        for (const auto until = now + 1500ms; now < until; now += 250ms) policy.heard(now);
+        now += silent_until_lost(policy, now);
+    }
+    BOOST_TEST(limits == (std::vector<long>{1000, 2000, 4000, 8000}), boost::test_tools::per_element());
+}

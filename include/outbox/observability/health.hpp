@@ -52,7 +52,13 @@ public:
     // Pipeline thread: once per loop turn, including while waiting to reconnect.
     void mark_progress() noexcept {
         last_progress_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+        progress_marks_.fetch_add(1, std::memory_order_relaxed);
     }
+    // How often progress was reported (the simulation checks that waits report it).
+    std::uint64_t progress_marks() const noexcept { return progress_marks_.load(std::memory_order_relaxed); }
+    // Pipeline thread: what a wait outside the stream loop waits for (connection set-up, the
+    // exactly-once start), for /healthz; empty when nothing.
+    void set_waiting_for(std::string what);
     // Pipeline thread: true once START_REPLICATION succeeded, false when the connection is gone.
     void set_streaming(bool streaming) noexcept { streaming_.store(streaming, std::memory_order_relaxed); }
     bool streaming() const noexcept { return streaming_.load(std::memory_order_relaxed); }
@@ -66,6 +72,9 @@ public:
 private:
     const std::chrono::milliseconds stall_after_;
     std::atomic<Clock::rep> last_progress_;
+    std::atomic<std::uint64_t> progress_marks_{0};
+    mutable std::mutex waiting_mutex_;
+    std::string waiting_for_;
     std::atomic<bool> streaming_{false};
     mutable std::mutex probe_mutex_;  // held while the probe runs: see ProbeRegistration
     KafkaProbe kafka_probe_;

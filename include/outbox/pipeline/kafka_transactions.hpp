@@ -23,8 +23,11 @@ namespace outbox::pipeline {
 // (abortable or retriable: the caller rewinds).
 class KafkaTransactions {
 public:
+    // Called on every turn of a wait at start, with what it waits for (for /healthz).
+    using Waiting = std::function<void(const std::string& what)>;
+
     KafkaTransactions(const config::Config& config, kafka::KafkaConnector& kafka, const Clock& clock,
-                      StopRequested stop_requested);
+                      StopRequested stop_requested, Waiting waiting = {});
 
     // The configured transactional.id, or one derived from system id, database and slot; decided
     // at the first call. Empty overrides when the configuration sets it.
@@ -36,6 +39,9 @@ public:
     // older instance and aborts what it left open) and returns the position the offsets topic
     // holds for `source`. Nothing is adopted until resume_from().
     Lsn start(kafka::KafkaProducer& producer, const kafka::SourceIdentity& source);
+    // The position the offsets topic holds for `source` (0: none), read without a producer:
+    // before a slot is created.
+    Lsn stored_position(const kafka::SourceIdentity& source);
     // Transactions committing before the returned position are not published again.
     Lsn resume_from(Lsn stored, Lsn slot_confirmed);
 
@@ -83,6 +89,7 @@ private:
     kafka::KafkaConnector& kafka_;
     const Clock& clock_;
     StopRequested stop_requested_;
+    Waiting waiting_;
     std::string transactional_id_;
     std::optional<Open> open_;
     Lsn committed_end_ = 0;

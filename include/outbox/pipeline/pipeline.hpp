@@ -12,6 +12,7 @@
 #include "outbox/replication/heartbeat.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/silence_policy.hpp"
+#include "outbox/replication/status_keeper.hpp"
 
 namespace outbox::pipeline {
 
@@ -33,6 +34,7 @@ public:
 
 private:
     using Clock = std::chrono::steady_clock;
+    class ConnectionSlots;
 
     void connect();
     void drop_new_slot();
@@ -48,6 +50,8 @@ private:
     StreamCore core_;
     std::optional<observability::Health::ProbeRegistration> kafka_probe_;
     std::unique_ptr<replication::ReplicationStream> stream_;
+    // Exactly-once: keeps the walsender informed while Kafka transactions start.
+    std::optional<replication::StatusKeeper> keeper_;
     std::unique_ptr<replication::Heartbeat> heartbeat_;
 };
 

@@ -20,7 +20,9 @@
 #include "outbox/pipeline/deliveries.hpp"
 #include "outbox/pipeline/kafka_transactions.hpp"
 #include "outbox/pipeline/outbox_sources.hpp"
+#include "outbox/pipeline/slot_start.hpp"
 #include "outbox/pipeline/stop_request.hpp"
+#include "outbox/replication/slot_port.hpp"
 #include "outbox/replication/source_state.hpp"
 #include "outbox/replication/wal_stream.hpp"
 #include "outbox/router/outbox_router.hpp"
@@ -48,6 +50,9 @@ public:
     // Called with each new producer (null when it is given up), e.g. for a health probe.
     void on_producer_change(std::function<void(kafka::KafkaProducer*)> watcher);
 
+    // On a new connection, once source() describes the server: the slot is looked up, or
+    // created when missing and allowed (SlotStart). Throws DefiniteError when it is refused.
+    void prepare_slot(replication::SlotPort& slots);
     // Before streaming on a new connection: the position this process holds must lie in the
     // server's history (source() describes the server). Throws DefiniteError.
     void check_resume_position() const;
@@ -55,7 +60,8 @@ public:
     void attach(replication::WalStream& stream);
     // Exactly-once, after attach(): a new transactional producer fences older instances, and
     // the offsets topic says where to resume. Blocks on Kafka: keep the connection fed meanwhile.
-    void start_kafka_transactions();
+    // A slot this start created that would hide a gap is dropped through `slots` (SlotGapError).
+    void start_kafka_transactions(replication::SlotPort& slots);
     // The connection is ready to stream.
     void streaming();
     bool attached() const { return stream_ != nullptr; }
@@ -81,6 +87,11 @@ public:
     // A status update asking the server to reply at once.
     void request_reply();
 
+    // Between connections, until `reconnect_at`: one wake-up (Kafka's reports served, progress
+    // reported). Returns when to wake next (earlier when Kafka's wake-up descriptor is readable);
+    // nothing when the wait is over: it is time, a stop was asked for, or a dead letter's wait
+    // for room ended at a stop.
+    std::optional<Clock::time_point> wait_between_connections(Clock::time_point reconnect_at);
     // The connection was lost (TransientError): what was being received comes again.
     void connection_lost();
     // The producer is beyond repair: replace it and replay from the slot (or rewind the Kafka
@@ -109,7 +120,6 @@ private:
     void keep_up_while_kafka_waits();
     void rewind_kafka_transactions();
     void check_position(Lsn position, const std::string& what) const;
-    void check_slot_covers(Lsn stored);
     Lsn confirmable_lsn();
     void confirm_to_postgres(bool reply_requested = false);
     void make_producer(const std::vector<std::pair<std::string, std::string>>& overrides = {});
@@ -136,6 +146,7 @@ private:
     pgoutput::Decoder decoder_;
     replication::WalStream* stream_ = nullptr;
     replication::SourceState source_;
+    SlotStart slot_start_;
     OutboxSources sources_;  // tag source index → table or message prefix
 
     Lsn received_lsn_ = 0;

@@ -18,7 +18,11 @@ namespace outbox::replication {
 //   its own: it is the peer's silence that counts;
 // - a reconnect must not repeat the same way: each connection given up doubles the limit, until
 //   the server answers after a silence longer than the configured limit and the stream gets past
-//   the position where the first lost connection went silent (it was busy, and is through it).
+//   the position where the first lost connection went silent (it was busy, and is through it),
+//   or until a connection has been heard without a question for as long as the raised limit (the
+//   stall is over: the next one is measured from the base again). A busy walsender that keeps
+//   returning to the same silence still gets a longer limit each time, since the healthy stretch
+//   needed grows with it.
 // Network cuts are TCP's to see (keepalives and tcp_user_timeout on the socket); this catches a
 // peer whose TCP still answers but which sends nothing (a stalled proxy). Pure: times are given.
 class SilencePolicy {
@@ -51,11 +55,13 @@ public:
 private:
     std::chrono::milliseconds base() const;
     std::chrono::milliseconds raised(int doublings) const;
+    void recover_if_healthy(Clock::time_point now);
 
     std::chrono::milliseconds configured_;
     std::chrono::milliseconds wal_sender_timeout_{0};
     Clock::time_point last_heard_{};
     std::optional<Clock::time_point> asked_at_;  // since last_heard_
+    std::optional<Clock::time_point> healthy_since_;  // heard without a question since then
     std::optional<Lsn> silent_at_;  // received position when the first of the lost connections went silent
     int doublings_ = 0;             // connections given up since the server last got through
     bool answered_late_ = false;    // on this connection, after a silence of at least the unraised limit

@@ -7,14 +7,16 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/replication/pg_connection.hpp"
+#include "outbox/replication/slot_port.hpp"
 #include "outbox/replication/source_state.hpp"
 
 namespace outbox::replication {
 
 // Validates (and, when allowed, creates) what the router needs on the PostgreSQL side, on the
 // replication connection itself: wal_level, the outbox tables and their configured columns,
-// the publication and the slot. Tables are checked first and the slot created last, so a new
-// slot starts after everything it depends on exists.
+// the publication, and in check mode the slot. In apply mode the slot is the core's to decide
+// (pipeline::SlotStart): this class looks it up and creates it when asked, after everything a
+// new slot depends on exists.
 class SourceSetup {
 public:
     enum class Mode {
@@ -29,8 +31,13 @@ public:
     SourceSetup(const config::Config& config, PgConnection& connection, Mode mode, Reporter report = {},
                 Warner warn = {});
 
-    // Returns false in check mode when any check failed.
+    // Returns false in check mode when any check failed. In apply mode the slot comes next,
+    // through look_up_slot() and create_slot().
     bool run(SourceState& state);
+
+    // The slot, checked as one the router can stream from; nothing when there is none.
+    std::optional<Lsn> look_up_slot();
+    SlotPort::Creation create_slot();
 
 private:
     void identify(SourceState& state);
@@ -39,8 +46,9 @@ private:
     void check_partitioned(const std::string& table);
     bool publish_via_root() const;
     void ensure_publication(SourceState& state);
-    void ensure_slot(SourceState& state);
-    void create_slot(const std::string& lookup);
+    void check_slot(SourceState& state);
+    std::string slot_query() const;
+    std::optional<Lsn> checked_slot(const PgResult& result);
     bool slot_failover() const;
     void check_failover(bool slot_has_failover);
     void check_columns_published();
@@ -54,6 +62,7 @@ private:
     Mode mode_;
     Reporter report_;
     Warner warn_;
+    SourceState* state_ = nullptr;
     bool ok_ = true;
     int server_version_ = 0;
     bool in_recovery_ = false;

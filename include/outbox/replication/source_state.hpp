@@ -20,9 +20,6 @@ struct SourceState {
     int server_version = 0;
     bool in_recovery = false;  // a hot standby (logical decoding there: PostgreSQL 16 and later)
     int wal_sender_timeout_ms = 60000;  // 0 means disabled
-    // This process created the slot and has not yet checked its start against the exactly-once
-    // offsets topic; later connections of the same process resume from the slot as it is.
-    bool slot_created = false;
     Lsn slot_confirmed_lsn = 0;
     // Set once this process has seen them: if either disappears later, events may be gone,
     // and re-creating it silently would hide that.
