@@ -1,6 +1,7 @@
 #include "outbox/observability/metrics.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 namespace outbox::observability {
 namespace {
@@ -53,6 +54,15 @@ Metrics::Metrics()
                              [this] { return lag_bytes(); });
     registry_.gauge_function("outbox_router_streaming", "1 while streaming from PostgreSQL.",
                              [this] { return health.streaming() ? 1 : 0; });
+    // /readyz as a series, so that an alert sees what the probe sees (its Kafka metadata request
+    // runs at each scrape, as at each probe).
+    registry_.gauge_function("outbox_router_ready",
+                             "1 when /readyz answers 200: streaming from PostgreSQL and Kafka answering.",
+                             [this] { return health.readiness().ok ? 1 : 0; });
+    // Restarts show as changes of this value, whatever restarted the process.
+    const std::int64_t started = std::time(nullptr);
+    registry_.gauge_function("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.",
+                             [started] { return started; });
 }
 
 std::int64_t Metrics::lag_bytes() const {

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -138,11 +139,30 @@ BOOST_AUTO_TEST_CASE(router_metrics_use_prometheus_names) {
                              "outbox_router_slot_confirmed_flush_lsn_bytes 0\n", "outbox_router_slot_active 0\n",
                              "outbox_router_slot_monitor_up 0\n", "outbox_router_in_flight_messages 0\n",
                              "outbox_router_in_flight_bytes 0\n", "outbox_router_streaming 0\n",
+                             "outbox_router_ready 0\n",
                              "outbox_router_commit_to_ack_seconds_bucket{le=\"0.025\"} 1\n",
                              "outbox_router_commit_to_ack_seconds_bucket{le=\"0.01\"} 0\n",
                              "outbox_router_commit_to_ack_seconds_count 1\n"}) {
         BOOST_TEST(text.find(line) != std::string::npos, "missing: " << line);
     }
+}
+
+BOOST_AUTO_TEST_CASE(ready_follows_the_readiness_verdict_and_the_start_time_is_the_construction_time) {
+    const auto before = std::time(nullptr);
+    Metrics metrics;
+    const auto after = std::time(nullptr);
+    const std::string text = metrics.render();
+    const std::string name = "\nprocess_start_time_seconds ";
+    BOOST_REQUIRE(text.find(name) != std::string::npos);
+    const auto started = std::stoll(text.substr(text.find(name) + name.size()));
+    BOOST_TEST(started >= before);
+    BOOST_TEST(started <= after);
+    const auto registration = metrics.health.register_kafka_probe([] { return std::string(); });
+    BOOST_TEST(metrics.render().find("outbox_router_ready 0\n") != std::string::npos);  // not streaming
+    metrics.health.set_streaming(true);
+    BOOST_TEST(metrics.render().find("outbox_router_ready 1\n") != std::string::npos);
+    const auto unreachable = metrics.health.register_kafka_probe([] { return std::string("Local: Broker transport failure"); });
+    BOOST_TEST(metrics.render().find("outbox_router_ready 0\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(lag_is_the_server_position_minus_the_newest_confirmed_one) {
