@@ -127,12 +127,27 @@ void stops_within_grace(RenderedContainer& container) {
     BOOST_TEST(container.stop(SIGTERM, std::chrono::seconds(grace)) == 0, container.output());
 }
 
+// The process runs as runAsUser, sees the ConfigMap at its mount path, and its root is read-only.
+void runs_as_the_pod_says(RenderedContainer& container) {
+    const auto proc = "/proc/" + std::to_string(container.pid());
+    const auto status = read_file(proc + "/status");
+    const auto uid = status.substr(status.find("Uid:") + 4, status.find('\n', status.find("Uid:")) - status.find("Uid:") - 4);
+    BOOST_TEST(container.user() == 10001u);
+    BOOST_TEST(contains(uid, "\t10001\t10001\t10001"), uid);
+    BOOST_TEST(read_file(proc + "/root/etc/outbox-router/router.yaml") ==
+               container.file_at("/etc/outbox-router/router.yaml"));
+    BOOST_TEST(contains(read_file(proc + "/root/etc/outbox-router/router.yaml"), "listen: 0.0.0.0:"));
+    BOOST_TEST(container.read_only_root());
+    BOOST_TEST(contains(read_file(proc + "/mountinfo"), " / / ro,"), read_file(proc + "/mountinfo"));
+}
+
 void runs_ready_and_routes(const std::string& db, const std::string& topic, const std::string& values) {
     auto container = rendered(values);
     BOOST_TEST(!contains(container.file_at("/etc/outbox-router/router.yaml"), "pg-secret"));
     const auto port = static_cast<std::uint16_t>(container.port("http-metrics"));
     container.start();
     BOOST_REQUIRE_MESSAGE(container.wait_output("streaming from slot"), container.output());
+    runs_as_the_pod_says(container);
     BOOST_TEST(http_get(port, probe_path(container, "livenessProbe")).status == 200);
     const auto ready_path = probe_path(container, "readinessProbe");
     BOOST_TEST(wait_until([&] { return http_get(port, ready_path).status == 200; }, 30s), http_get(port, ready_path).body);
@@ -177,6 +192,8 @@ BOOST_AUTO_TEST_CASE(the_chart_with_metrics_off_runs_and_routes) {
     BOOST_TEST(!container.container()["livenessProbe"]);
     container.start();
     BOOST_REQUIRE_MESSAGE(container.wait_output("streaming from slot"), container.output());
+    BOOST_TEST(!contains(read_file("/proc/" + std::to_string(container.pid()) + "/root/etc/outbox-router/router.yaml"),
+                         "listen:"));
     routes(db, "chart.nometrics", 10);
     stops_within_grace(container);
 }

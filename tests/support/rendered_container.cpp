@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -41,8 +42,10 @@ std::string existing_ancestor(const std::string& path) {
     const char* prefix = "rendered container: ";
     [[maybe_unused]] auto w = write(STDERR_FILENO, prefix, std::char_traits<char>::length(prefix));
     w = write(STDERR_FILENO, what, std::char_traits<char>::length(what));
-    const std::string reason = std::string(": ") + strerror(saved) + "\n";
-    w = write(STDERR_FILENO, reason.data(), reason.size());
+    const char* reason = strerror(saved);
+    w = write(STDERR_FILENO, ": ", 2);
+    w = write(STDERR_FILENO, reason, std::strlen(reason));
+    w = write(STDERR_FILENO, "\n", 1);
     _exit(126);
 }
 }  // namespace
@@ -128,10 +131,10 @@ void RenderedContainer::materialize_volumes(const SecretStore& secrets) {
         fs::create_directories(folder);
         chmod(folder.c_str(), 0755);
         std::map<std::string, std::string> data;
-        YAML::Node source;
-        int mode = 0644;
-        if ((source = volume["configMap"])) {
-            const auto map_name = source["name"].as<std::string>();
+        const YAML::Node config_map = volume["configMap"];
+        const YAML::Node secret = volume["secret"];
+        if (config_map) {
+            const auto map_name = config_map["name"].as<std::string>();
             bool found = false;
             for (const auto& map : documents("ConfigMap"))
                 if (map["metadata"]["name"].as<std::string>() == map_name) {
@@ -139,13 +142,15 @@ void RenderedContainer::materialize_volumes(const SecretStore& secrets) {
                     for (const auto& item : map["data"]) data[item.first.as<std::string>()] = item.second.as<std::string>();
                 }
             if (!found) throw std::runtime_error("volume " + name + ": ConfigMap " + map_name + " is not in the manifests");
-        } else if ((source = volume["secret"])) {
-            const auto secret_name = source["secretName"].as<std::string>();
+        } else if (secret) {
+            const auto secret_name = secret["secretName"].as<std::string>();
             if (!secrets.count(secret_name)) throw std::runtime_error("volume " + name + ": no Secret " + secret_name);
             data = secrets.at(secret_name);
         } else {
             throw std::runtime_error("volume " + name + ": a kind not modelled here");
         }
+        const YAML::Node source = config_map ? config_map : secret;
+        int mode = 0644;
         if (source["defaultMode"]) mode = source["defaultMode"].as<int>();
         std::map<std::string, std::string> files;
         if (source["items"]) {

@@ -44,6 +44,10 @@ public:
     bool running();
     std::string output() const;
     bool wait_output(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    pid_t pid() const { return pid_; }
+    // The user the pod runs as (runAsUser), and whether the container's root is read-only.
+    uid_t user() const { return user_; }
+    bool read_only_root() const { return read_only_root_; }
 
 private:
     struct Mount {
