@@ -16,7 +16,7 @@ import yaml
 HELM, CHART, VALUES = sys.argv[1:4]
 KUBERNETES_MINORS = ["1.25.0", "1.29.0", "1.33.0", "1.37.0"]
 MATRIX = ["defaults", "pair", "tls-everywhere", "exactly-once", "metrics-off"]
-OPERATOR_KINDS = {"ServiceMonitor", "PodMonitor"}  # CRDs: kubernetes-validate has no schema
+OPERATOR_KINDS = {"ServiceMonitor", "PodMonitor", "PrometheusRule"}  # CRDs: kubernetes-validate has no schema
 
 results = []
 
@@ -138,6 +138,22 @@ def shape_checks(case, docs, values):
         check(prefix + "no listener, no probes, no ports, no Service",
               "metrics" not in config and "livenessProbe" not in container and "readinessProbe" not in container
               and "ports" not in container and not of_kind(docs, "Service"))
+
+    rules = of_kind(docs, "PrometheusRule")
+    check(prefix + "a PrometheusRule exactly when asked", len(rules) == (1 if values["prometheusRule"]["enabled"] else 0))
+    for rule in rules:
+        original = yaml.safe_load(open(f"{CHART}/files/outbox-router-alerts.yaml"))["groups"]
+        rendered = rule["spec"]["groups"]
+        base = values["prometheusRule"]["runbookBaseUrl"]
+        same = len(original) == len(rendered) and all(
+            len(a["rules"]) == len(b["rules"]) and all(
+                {k: v for k, v in x.items() if k not in ("annotations", "expr")} ==
+                {k: v for k, v in y.items() if k not in ("annotations", "expr")} and
+                y["annotations"]["runbook_url"] == x["annotations"]["runbook_url"].replace("docs/operations.md", base) and
+                y["expr"] == x["expr"].replace('job=~".*outbox-router.*"', f'job=~"{values["prometheusRule"]["jobPattern"]}"')
+                for x, y in zip(a["rules"], b["rules"]))
+            for a, b in zip(original, rendered))
+        check(prefix + "the PrometheusRule holds every alert, with the runbook base and job pattern given", same, rendered)
 
     if values["pair"]["enabled"]:
         anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
