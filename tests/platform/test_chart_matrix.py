@@ -198,6 +198,9 @@ for case in MATRIX:
         check(f"{case}: {len(docs)} manifests valid (strict) for Kubernetes {kube}", not errors, errors)
     if code == 0:
         shape_checks(case, documents(out), values_of(case))
+    lint = subprocess.run([HELM, "lint", "--strict", CHART] + sum((["-f", f] for f in files), []),
+                          capture_output=True, text=True)
+    check(f"{case}: helm lint --strict", lint.returncode == 0, lint.stdout + lint.stderr)
 
 # Values the schema (values.schema.json) or the templates must refuse.
 refusals = {
