@@ -61,25 +61,6 @@ app.kubernetes.io/component: outbox-router
 {{- div (add $ms 999) 1000 -}}
 {{- end -}}
 
-{{/* The longest wait without a main-loop turn that the configuration allows, in seconds:
-     connecting is bounded by postgres.receive.timeout.ms (30 s when 0), exactly-once set-up by
-     init_transactions (30 s) and the offsets topic's look-up, creation and read (10 + 5 + 30 s). */}}
-{{- define "outbox-router.setupSeconds" -}}
-{{- $receive := 30000 -}}
-{{- $postgres := get .Values.config "postgres" | default dict -}}
-{{- if hasKey $postgres "receive.timeout.ms" -}}
-{{- $receive = int (get $postgres "receive.timeout.ms") -}}
-{{- end -}}
-{{- if eq $receive 0 -}}
-{{- $receive = 30000 -}}
-{{- end -}}
-{{- $seconds := div (add $receive 999) 1000 -}}
-{{- if eq (toString (get .Values.config "delivery.guarantee")) "exactly-once" -}}
-{{- $seconds = max $seconds 75 -}}
-{{- end -}}
-{{- $seconds -}}
-{{- end -}}
-
 {{- define "outbox-router.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
