@@ -52,6 +52,15 @@ std::string existing_ancestor(const std::string& path) {
 
 RenderedContainer::RenderedContainer(const std::string& manifests, SecretStore secrets)
     : dir_(make_temp_dir("rendered-container-")) {
+    try {
+        read_manifests(manifests, secrets);
+    } catch (...) {
+        fs::remove_all(dir_);  // no destructor runs for a constructor that throws
+        throw;
+    }
+}
+
+void RenderedContainer::read_manifests(const std::string& manifests, const SecretStore& secrets) {
     chmod(dir_.c_str(), 0755);
     log_path_ = dir_ + "/output.log";
     for (const auto& document : YAML::LoadAll(manifests))

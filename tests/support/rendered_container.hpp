@@ -56,6 +56,7 @@ private:
         bool directory = false;
         bool read_only = true;
     };
+    void read_manifests(const std::string& manifests, const SecretStore& secrets);
     void materialize_volumes(const SecretStore& secrets);
     std::string value_of_env(const YAML::Node& entry, const SecretStore& secrets) const;
 
