@@ -47,11 +47,15 @@ void SimSlots::drop_slot() {
     }
     if (!server_.slot_exists()) throw DefiniteError("sim: DROP_REPLICATION_SLOT: replication slot does not exist");
     if (server_.slot_active()) throw TransientError("sim: DROP_REPLICATION_SLOT: 55006 replication slot is active");
-    // A slot someone streamed from and confirmed holds rows no one else has.
-    if (server_.slot_advanced())
-        if (const auto held = events_between(server_, server_.slot_confirmed(), server_.wal_end() + 1); !held.empty())
-            throw Violation("a slot that was streamed from is dropped while it holds unconfirmed committed rows (" + held +
-                            "; confirmed " + format_lsn(server_.slot_confirmed()) + ")");
+    // Only a slot the dropping attempt created is ever dropped, before anyone confirmed it; one
+    // that was streamed from and confirmed may hold rows no one else has, now or at the next commit.
+    if (server_.slot_advanced()) {
+        const auto held = events_between(server_, server_.slot_confirmed(), server_.wal_end() + 1);
+        throw Violation("a slot that was streamed from is dropped" +
+                        (held.empty() ? std::string() : " while it holds unconfirmed committed rows (" + held + ")") +
+                        "; confirmed " + format_lsn(server_.slot_confirmed()) + ", created at " +
+                        format_lsn(server_.slot_created_at()));
+    }
     server_.drop_slot();
     note("postgres: slot dropped");
 }

@@ -4,8 +4,9 @@
 // created (a second router of a pair may create it first: "already exists"), dropped (busy, or
 // the connection lost on the way), and the steps of the exactly-once start (init_transactions,
 // the offsets topic's look-up and read) slow, failing, or ended by a stop or a kill -9. The
-// invariants of set-up are checked here: no slot is dropped while it holds unconfirmed committed
-// rows, and no stream starts past a gap the offsets topic can see.
+// invariants of set-up are checked here: no slot that was streamed from and confirmed is dropped
+// (it may hold unconfirmed committed rows), and no stream starts past a gap the offsets topic can
+// see.
 
 #include <functional>
 #include <random>
@@ -24,6 +25,9 @@ namespace outbox::simulation {
 // Chances in 1/10000, per call.
 struct SetupFaults {
     int drop_fails = 0;  // the connection that drops the slot is lost
+    // Between a start's read of the offsets topic and its CREATE_REPLICATION_SLOT, another slot
+    // of the name published a position and was lost (exactly-once): the new slot must go again.
+    int published_meanwhile = 0;
     int step_slow = 0, step_fail = 0, step_stop = 0, step_kill = 0;  // each step of the start
     bool on = true;  // off for the quiet end of a run
 };

@@ -6,6 +6,7 @@
 
 #include "invariants.hpp"
 #include "outbox/config/config.hpp"
+#include "outbox/kafka/offsets_record.hpp"
 #include "outbox/observability/metrics.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/stream_core.hpp"
@@ -127,7 +128,7 @@ Scenario draw(std::mt19937_64& r) {
     if (s.pair) {
         f.crash += chance(r, 0, 15);
         f.restart += chance(r, 0, 15);
-        s.commit_every += chance(r, 0, 6);
+        s.commit_every += chance(r, 2, 20);
     }
     s.wal_sender_timeout_ms = chance(r, 300, 1500);
     s.receive_timeout_ms = chance(r, 100, 1500);
@@ -136,6 +137,7 @@ Scenario draw(std::mt19937_64& r) {
     f.slot_lost = s.exactly_once ? chance(r, 0, 8) : 0;
     auto& u = s.setup;
     u.drop_fails = chance(r, 0, 5000);
+    u.published_meanwhile = s.exactly_once ? chance(r, 0, 1000) : 0;
     if (s.exactly_once) {
         u.step_slow = chance(r, 0, 1500);
         u.step_fail = chance(r, 0, 1000);
@@ -168,6 +170,7 @@ struct Instance {
     int number;
     int connects = 0;
     bool stopped = false;  // a definite error: exits 1
+    std::string stop_reason;
     bool exited = false;   // a stop request, or a kill: gone
 };
 
@@ -288,8 +291,15 @@ private:
         for (auto& r : routers_) {
             if (r->exited) {
                 r = make_instance();
+                // A restarted process takes a while to come up; meanwhile the other of a pair
+                // takes the slot over.
+                r->waiting_since = clock_.now();
+                if (scenario_.pair) r->reconnect_at = clock_.now() + std::chrono::milliseconds(chance(random_, 500, 5000));
             } else if (r->stopped && restarts_after_stop_ < 2) {
                 ++restarts_after_stop_;
+                // The operator does what the exit line asks before the restart.
+                if (r->stop_reason.find("pg_drop_replication_slot") != std::string::npos && server_.drop_slot())
+                    note("the operator drops the slot, as the exit line asks");
                 note("the supervisor restarts instance " + std::to_string(r->number));
                 r = make_instance();
             }
@@ -523,9 +533,12 @@ private:
         if (r.stop_requested && !r.stopped) r.exited = true;
     }
 
-    // Two routers started together: the other one, not yet connected, creates the slot between
-    // this one's look-up and its CREATE_REPLICATION_SLOT.
+    // Between this start's look-up and its CREATE_REPLICATION_SLOT: two routers started together
+    // (the other one, not yet connected, creates the slot first), or a record published meanwhile.
     void race(Instance& r) {
+        if (scenario_.setup.on && scenario_.setup.published_meanwhile > 0 &&
+            static_cast<int>(random_() % 10000) < scenario_.setup.published_meanwhile)
+            publish_meanwhile();
         if (!scenario_.pair) return;
         for (auto& other : routers_) {
             if (other.get() == &r || other->connects > 0 || other->stopped || other->exited) continue;
@@ -550,6 +563,23 @@ private:
             throw Violation("instance " + std::to_string(r.number) + " streams from " + format_lsn(start) +
                             ", past a gap: the offsets topic holds " + format_lsn(stored) + ", and " + gap +
                             " committed in between will never be published");
+    }
+
+    // Another slot of the name published up to just before the WAL's end and was lost, between
+    // this start's read of the offsets topic and its creation: a record appears in the topic.
+    void publish_meanwhile() {
+        const Lsn position = server_.wal_end() - 1;
+        if (position <= stored_position()) return;
+        note("fault: meanwhile another slot of the name published up to " + format_lsn(position) + " and was lost");
+        if (!cluster_.has_topic(config_.offsets_topic)) cluster_.create_topic(config_.offsets_topic, 1);
+        kafka::OffsetsRecord offsets(config_.offsets_topic, {"7300000000000000001", "app", config_.postgres.slot_name});
+        const auto record = offsets.record_for(position, clock_.unix_ms());
+        StoredRecord stored;
+        stored.key = std::string(*record.key);
+        stored.value = std::string(*record.value);
+        stored.state = StoredRecord::State::plain;
+        cluster_.append(config_.offsets_topic, 0, std::move(stored));
+        slot_lost_ = true;
     }
 
     // What the offsets topic holds for the source (read past the set-up faults).
@@ -604,6 +634,7 @@ private:
     void stop(Instance& r, const std::string& why) {
         note("instance " + std::to_string(r.number) + " stops: " + why);
         r.stopped = true;
+        r.stop_reason = why;
         r.stream.reset();
         if (&r == paused_.get()) return;  // a paused, fenced instance
         outcome_.stopped_definite = true;

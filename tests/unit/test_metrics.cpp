@@ -190,6 +190,23 @@ BOOST_AUTO_TEST_CASE(liveness_fails_when_the_loop_stops_reporting_progress) {
     BOOST_TEST(health.liveness().ok);
 }
 
+// A wait outside the stream loop (set-up, the exactly-once start) is named, so that a probe that
+// fails says what the router was waiting for.
+BOOST_AUTO_TEST_CASE(liveness_names_what_a_set_up_wait_waits_for) {
+    Health health(150ms);
+    const auto before = health.progress_marks();
+    health.set_waiting_for("Kafka: init_transactions");
+    health.mark_progress();
+    BOOST_TEST(health.progress_marks() == before + 1);
+    BOOST_TEST(health.liveness().detail.find("(waiting for Kafka: init_transactions)") != std::string::npos,
+               health.liveness().detail);
+    std::this_thread::sleep_for(250ms);
+    BOOST_TEST(!health.liveness().ok);
+    BOOST_TEST(health.liveness().detail.find("(waiting for Kafka: init_transactions)") != std::string::npos);
+    health.set_waiting_for("");
+    BOOST_TEST(health.liveness().detail.find("waiting for") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(readiness_needs_streaming_and_a_reachable_kafka) {
     Health health;
     BOOST_TEST(!health.readiness().ok);
