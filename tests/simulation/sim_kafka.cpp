@@ -184,6 +184,7 @@ void SimProducer::report(const InFlight& f, rd_kafka_resp_err_t error) {
         r.headers = headers;
         r.timestamp_ms = cluster_.clock().unix_ms();
     }
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) ++cluster_.producers[instance_].failed_reports;
     if (cluster_.on_report) cluster_.on_report(instance_, f.record, error);
     on_delivery_(r);
 }

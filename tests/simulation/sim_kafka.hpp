@@ -93,6 +93,7 @@ public:
     // What each producer instance did, for the invariants.
     struct ProducerLog {
         std::size_t in_flight = 0;
+        std::size_t failed_reports = 0;
         bool transaction_failed = false;  // a commit that threw, or an abort
     };
     std::map<int, ProducerLog> producers;

@@ -579,6 +579,7 @@ private:
                 throw Violation(std::string("protocol error: ") + e.what());
             } catch (const DefiniteError& e) {
                 r.core.definite_error();
+                if (r.stream && !r.stream->cut()) checker_.stopped(*r.stream);
                 return stop(r, e.what());
             }
             r.core.connection_lost();
