@@ -220,6 +220,7 @@ public:
         }
         outcome_.events = workload_.events().size();
         outcome_.duplicates = checker_.duplicates_seen;
+        outcome_.duplicates_allowed = checker_.duplicates_allowed;
         std::ostringstream t;
         trace_.print(t, 60);
         outcome_.trace = t.str();
