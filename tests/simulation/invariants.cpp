@@ -26,7 +26,15 @@ Checker::Checker(SimPostgres& server, SimCluster& cluster, const Workload& workl
     server_.on_status_update = [this](const SimWalStream& stream) { not_behind(stream, "after a status update"); };
     server_.on_finish = [this](const SimWalStream& stream) { not_behind(stream, "after a clean stop"); };
     cluster_.on_accepted = [this](int instance, const StoredRecord& r) {
-        if (const int serial = serial_in(r); serial >= 0) producers_[instance].accepted.insert(serial);
+        const int serial = serial_in(r);
+        if (serial < 0) return;
+        // Another producer still alive (a router of a pair, or a paused one) wrote it before: it
+        // had it at risk when this one took over, if the slot had not passed it.
+        auto& writers = accepted_by_[serial];
+        for (const int earlier : writers)
+            if (earlier != instance && !producers_[earlier].retired && !covered(serial)) producers_[earlier].at_risk.insert(serial);
+        if (std::find(writers.begin(), writers.end(), instance) == writers.end()) writers.push_back(instance);
+        producers_[instance].accepted.insert(serial);
     };
     cluster_.on_report = [this](int instance, const StoredRecord& r, rd_kafka_resp_err_t error) {
         const int serial = serial_in(r);
@@ -38,11 +46,27 @@ Checker::Checker(SimPostgres& server, SimCluster& cluster, const Workload& workl
     // What a retired producer accepted beyond the slot may be in Kafka and comes again.
     cluster_.on_retired = [this](int instance) {
         auto& seen = producers_[instance];
-        const auto& events = workload_.events();
+        seen.retired = true;
         for (const int serial : seen.accepted)
-            if (server_.wal()[events[static_cast<std::size_t>(serial)].item].commit_lsn >= server_.slot_confirmed())
-                seen.at_risk.insert(serial);
+            if (!covered(serial)) seen.at_risk.insert(serial);
     };
+}
+
+// The slot has passed the event's transaction: the server does not send it again.
+bool Checker::covered(int serial) const {
+    return server_.wal()[workload_.events()[static_cast<std::size_t>(serial)].item].commit_lsn < server_.slot_confirmed();
+}
+
+// At-least-once: the producer whose reports the streaming router acts on, when it is the only one
+// alive that wrote anything (with a pair of routers, or a paused one, it is not known which).
+std::optional<int> Checker::sole_producer() const {
+    std::optional<int> sole;
+    for (const auto& [instance, seen] : producers_) {
+        if (seen.retired || seen.accepted.empty()) continue;
+        if (sole) return std::nullopt;
+        sole = instance;
+    }
+    return sole;
 }
 
 bool Checker::visible(const StoredRecord& r) const {
@@ -118,10 +142,12 @@ bool Checker::acknowledged(const Event& e) {
         if (!expect_.tolerance_all) return false;  // refused for good: the router stops
         // Skipped: at once, or once Kafka's report refused it.
         if (e.refusal != Event::Refusal::report || expect_.exactly_once) return true;
-        return producers_[cluster_.newest_instance()].refused.contains(e.serial);
+        const auto producer = sole_producer();
+        return producer && producers_[*producer].refused.contains(e.serial);
     }
     if (expect_.exactly_once) return accounted(e);
-    return producers_[cluster_.newest_instance()].delivered.contains(e.serial);
+    const auto producer = sole_producer();
+    return producer && producers_[*producer].delivered.contains(e.serial);
 }
 
 void Checker::stopped(const SimWalStream& stream) {
@@ -129,7 +155,9 @@ void Checker::stopped(const SimWalStream& stream) {
     if (expect_.exactly_once) return;
     // A stop waits up to shutdown.timeout.ms for what is in flight (a failed report ends the
     // wait, and a stalled Kafka outlasts it).
-    const auto& log = cluster_.producers[cluster_.newest_instance()];
+    const auto producer = sole_producer();
+    if (!producer) return;
+    const auto& log = cluster_.producers[*producer];
     if (log.in_flight > 0 && log.failed_reports == 0 && cluster_.clock().now() >= cluster_.faults.stalled_until)
         throw Violation("after a definite stop " + std::to_string(log.in_flight) +
                         " records are still in flight though Kafka answers: the router did not wait for them");
@@ -145,7 +173,8 @@ void Checker::not_behind(const SimWalStream& stream, const std::string& when) {
     // Acknowledgements only accumulate, so each connection's walk resumes where it stopped
     // (from the start again when the producer was replaced).
     auto& walk = walks_[stream.connection()];
-    if (walk.producer != cluster_.newest_instance()) walk = {cluster_.newest_instance()};
+    const int producer = sole_producer().value_or(-1);
+    if (walk.producer != producer) walk = {producer};
     const auto& read = stream.items_read();
     for (; walk.items < read.size(); ++walk.items) {
         const WalItem& item = wal[read[walk.items]];
@@ -187,17 +216,14 @@ void Checker::check_duplicate(int serial, const std::vector<const Copy*>& copies
             throw Violation("event " + std::to_string(serial) + " is in " + c->topic + " twice from the same producer #" +
                             std::to_string(c->instance) + ": a duplicate without a crash or a producer replacement");
         if (c == copies.front()) continue;
-        // A later copy comes from a replay: some producer that wrote it before had it at risk
-        // when it ended.
+        // A later copy comes from a replay: one of the producers that wrote it had it at risk
+        // when it ended or another took over (whichever of them Kafka appended first).
         bool at_risk = false;
-        for (const Copy* before : copies) {
-            if (before == c) break;
-            at_risk |= producers_[before->instance].at_risk.contains(serial);
-        }
+        for (const Copy* other : copies) at_risk |= producers_[other->instance].at_risk.contains(serial);
         if (!at_risk)
             throw Violation("event " + std::to_string(serial) + " is in " + c->topic + " again from producer #" +
-                            std::to_string(c->instance) + ", though no producer that wrote it before had it in flight "
-                            "(accepted, past the slot) when it was replaced or killed");
+                            std::to_string(c->instance) + ", though no producer that wrote it had it in flight "
+                            "(accepted, past the slot) when it was replaced, killed or taken over");
     }
 }
 

@@ -21,6 +21,7 @@
 // A violation is thrown as Violation with what broke.
 
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -75,8 +76,11 @@ private:
         std::set<int> accepted;
         std::set<int> delivered;  // reported without error (to its topic or as a dead letter)
         std::set<int> refused;    // reported refused for the record itself (size, timestamp)
-        std::set<int> at_risk;    // when it was retired: accepted, in a transaction the slot had not passed
+        std::set<int> at_risk;    // when it was retired or another took over: accepted, in a transaction the slot had not passed
+        bool retired = false;
     };
+    bool covered(int serial) const;
+    std::optional<int> sole_producer() const;
     void scan();
     bool visible(const StoredRecord& r) const;
     bool accounted(const Event& e);
@@ -95,6 +99,7 @@ private:
     std::map<int, std::vector<Copy>> dead_;       // by event serial
     std::size_t verified_items_ = 0;
     std::map<int, ProducerSeen> producers_;  // by instance
+    std::map<int, std::vector<int>> accepted_by_;  // producer instances, by event serial
     // not_behind()'s walk over each connection's items: how far all were acknowledged, by which
     // producer, and where the router could confirm to.
     struct Walk {

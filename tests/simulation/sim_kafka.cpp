@@ -184,7 +184,13 @@ void SimProducer::report(const InFlight& f, rd_kafka_resp_err_t error) {
         r.headers = headers;
         r.timestamp_ms = cluster_.clock().unix_ms();
     }
-    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) ++cluster_.producers[instance_].failed_reports;
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        ++cluster_.producers[instance_].failed_reports;
+        if (cluster_.trace().echo)
+            cluster_.trace().at(cluster_.clock().millis(), "  kafka: producer #" + std::to_string(instance_) + " reports " +
+                                                               rd_kafka_err2name(error) + " for " + f.topic + "[" +
+                                                               std::to_string(f.partition) + "]");
+    }
     if (cluster_.on_report) cluster_.on_report(instance_, f.record, error);
     on_delivery_(r);
 }
