@@ -154,9 +154,10 @@ void Checker::stopped(const SimWalStream& stream) {
     not_behind(stream, "after a definite stop");
     if (expect_.exactly_once) return;
     // A stop waits up to shutdown.timeout.ms for what is in flight (a failed report ends the
-    // wait, and a stalled Kafka outlasts it).
+    // wait, as does a refused topic creation that the wait meets again, and a stalled Kafka
+    // outlasts it).
     const auto producer = sole_producer();
-    if (!producer) return;
+    if (!producer || cluster_.faults.create_topics_refused || cluster_.faults.create_topics_unauthorized) return;
     const auto& log = cluster_.producers[*producer];
     if (log.in_flight > 0 && log.failed_reports == 0 && cluster_.clock().now() >= cluster_.faults.stalled_until)
         throw Violation("after a definite stop " + std::to_string(log.in_flight) +
