@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test unit integration faults simulate demo bench sanitize fuzz fuzz-build parity-fuzz network-cut clean
+.PHONY: all deps build test unit integration faults simulate mutate demo bench sanitize fuzz fuzz-build parity-fuzz network-cut clean
 
 all: build
 
@@ -61,6 +61,13 @@ ifdef SEED
 else
 	$(BUILD_DIR)/tests/simulation --seeds $(SEEDS) --first $(FIRST_SEED)
 endif
+
+# Mutation testing of the simulation (scripts/mutate.sh): each small bug planted by a patch in
+# tests/mutation must make a seed fail. One rebuild and up to MUTATE_SEEDS seeds per patch, so not
+# part of make test; MUTATE_ONLY=name runs the patches whose name contains it.
+mutate: MUTATE_SEEDS ?= 2000
+mutate: deps
+	MUTATE_SEEDS=$(MUTATE_SEEDS) MUTATE_ONLY=$(MUTATE_ONLY) JOBS=$(JOBS) scripts/mutate.sh
 
 demo: build
 	scripts/demo.sh

@@ -198,8 +198,10 @@ void ChangeHandler::on_update(const pgoutput::Update& update) {
 
 void ChangeHandler::on_message(const pgoutput::LogicalMessage& message) {
     if (!router_.watches_prefix(message.prefix)) return;
-    // A non-transactional message is a transaction of its own, ending at the message.
-    if (open_txn_ ? open_txn_delivered_before_ : message.lsn < replay_skip_position()) return;
+    // A non-transactional message is a transaction of its own, ending at the message. Its lsn is
+    // where its record ends (decode.c queues it at the record's end), so unlike a commit record's
+    // start it is past the position only when above it.
+    if (open_txn_ ? open_txn_delivered_before_ : message.lsn <= replay_skip_position()) return;
     if (open_txn_ && handed_over_before()) return;
     const auto source = sources_.id(OutboxSources::Kind::message_prefix, message.prefix);
     sources_[source].received->add();
@@ -233,8 +235,6 @@ void ChangeHandler::on_message(const pgoutput::LogicalMessage& message) {
         open_txn_.reset();
         // A dead letter opened a Kafka transaction, which only ends at a commit.
         postgres_committed(message.lsn);
-        // Past the message's own position, which a replayed message has too.
-        if (!transactions_) handed_over_end_ = std::max(handed_over_end_, message.lsn + 1);
     }
 }
 

@@ -397,16 +397,23 @@ void StreamCore::commit_kafka_transaction() {
     // transactions. Kafka fences the old producer epoch as well; this check does not rely on it.
     if (stream_) stream_->check_connected();
     deliveries_.produce_offsets_record(kafka_txns_.offsets_record());
-    kafka_txns_.commit(*producer_, [this] {
-        // Kafka is slow or away: keep PostgreSQL informed while the commit is retried. Once a
-        // stop is asked for, the commit has shutdown.timeout.ms from then, as the deliveries do.
-        if (stop_requested_()) {
-            if (!stop_deadline_) stop_deadline_ = clock_.now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
-            if (clock_.now() >= *stop_deadline_)
-                throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");
-        }
-        keep_up_while_kafka_waits();
-    });
+    try {
+        kafka_txns_.commit(*producer_, [this] {
+            // Kafka is slow or away: keep PostgreSQL informed while the commit is retried. Once a
+            // stop is asked for, the commit has shutdown.timeout.ms from then, as the deliveries do.
+            if (stop_requested_()) {
+                if (!stop_deadline_) stop_deadline_ = clock_.now() + std::chrono::milliseconds(config_.shutdown_timeout_ms);
+                if (clock_.now() >= *stop_deadline_)
+                    throw TransientError("kafka: stopping: the Kafka transaction was not committed within shutdown.timeout.ms");
+            }
+            keep_up_while_kafka_waits();
+        });
+    } catch (const TransientError&) {
+        // The commit's flush serves the last delivery reports: one that Kafka refused for good
+        // is why the transaction must abort, and a rewind would only meet it again.
+        deliveries_.check_health();
+        throw;
+    }
     deliveries_.check_health();
     kafka_txns_.mark_committed();
 }

@@ -1,5 +1,6 @@
 #include "invariants.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "outbox/util/lsn.hpp"
@@ -19,6 +20,54 @@ int serial_in(const StoredRecord& r) {
 }
 
 }  // namespace
+
+Checker::Checker(SimPostgres& server, SimCluster& cluster, const Workload& workload, Expectations expect)
+    : server_(server), cluster_(cluster), workload_(workload), expect_(expect) {
+    server_.on_status_update = [this](const SimWalStream& stream) { not_behind(stream, "after a status update"); };
+    server_.on_finish = [this](const SimWalStream& stream) { not_behind(stream, "after a clean stop"); };
+    cluster_.on_accepted = [this](int instance, const StoredRecord& r) {
+        const int serial = serial_in(r);
+        if (serial < 0) return;
+        // Another producer still alive (a router of a pair, or a paused one) wrote it before: it
+        // had it at risk when this one took over, if the slot had not passed it.
+        auto& writers = accepted_by_[serial];
+        for (const int earlier : writers)
+            if (earlier != instance && !producers_[earlier].retired && !covered(serial)) producers_[earlier].at_risk.insert(serial);
+        if (std::find(writers.begin(), writers.end(), instance) == writers.end()) writers.push_back(instance);
+        producers_[instance].accepted.insert(serial);
+    };
+    cluster_.on_report = [this](int instance, const StoredRecord& r, rd_kafka_resp_err_t error) {
+        const int serial = serial_in(r);
+        if (serial < 0) return;
+        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) producers_[instance].delivered.insert(serial);
+        else if (error == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE || error == RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP)
+            producers_[instance].refused.insert(serial);
+    };
+    // What a retired producer accepted beyond the slot may be in Kafka and comes again.
+    cluster_.on_retired = [this](int instance) {
+        auto& seen = producers_[instance];
+        seen.retired = true;
+        for (const int serial : seen.accepted)
+            if (!covered(serial)) seen.at_risk.insert(serial);
+    };
+}
+
+// The slot has passed the event's transaction: the server does not send it again.
+bool Checker::covered(int serial) const {
+    return server_.wal()[workload_.events()[static_cast<std::size_t>(serial)].item].commit_lsn < server_.slot_confirmed();
+}
+
+// At-least-once: the producer whose reports the streaming router acts on, when it is the only one
+// alive that wrote anything (with a pair of routers, or a paused one, it is not known which).
+std::optional<int> Checker::sole_producer() const {
+    std::optional<int> sole;
+    for (const auto& [instance, seen] : producers_) {
+        if (seen.retired || seen.accepted.empty()) continue;
+        if (sole) return std::nullopt;
+        sole = instance;
+    }
+    return sole;
+}
 
 bool Checker::visible(const StoredRecord& r) const {
     if (!expect_.exactly_once) return r.state != StoredRecord::State::aborted;
@@ -80,29 +129,126 @@ void Checker::check_items_before(Lsn position, const std::string& why) {
     }
 }
 
-void Checker::confirming(Lsn flushed) { check_items_before(flushed, "the slot is confirmed to"); }
+void Checker::confirming(Lsn flushed) {
+    if (!server_.sent_as_end(flushed))
+        throw Violation("the slot is confirmed to " + format_lsn(flushed) +
+                        ", which the server never sent as a position to confirm (a commit's end, a message's end, a keepalive's WAL end)");
+    check_items_before(flushed, "the slot is confirmed to");
+}
+
+bool Checker::acknowledged(const Event& e) {
+    const bool produces = e.refusal == Event::Refusal::none || (expect_.tolerance_all && !expect_.dead_letter_topic.empty());
+    if (!produces) {
+        if (!expect_.tolerance_all) return false;  // refused for good: the router stops
+        // Skipped: at once, or once Kafka's report refused it.
+        if (e.refusal != Event::Refusal::report || expect_.exactly_once) return true;
+        const auto producer = sole_producer();
+        return producer && producers_[*producer].refused.contains(e.serial);
+    }
+    if (expect_.exactly_once) return accounted(e);
+    const auto producer = sole_producer();
+    return producer && producers_[*producer].delivered.contains(e.serial);
+}
+
+void Checker::stopped(const SimWalStream& stream) {
+    not_behind(stream, "after a definite stop");
+    if (expect_.exactly_once) return;
+    // A stop waits up to shutdown.timeout.ms for what is in flight (a failed report ends the
+    // wait, as does a refused topic creation that the wait meets again, and a stalled Kafka
+    // outlasts it).
+    const auto producer = sole_producer();
+    if (!producer || cluster_.faults.create_topics_refused || cluster_.faults.create_topics_unauthorized) return;
+    const auto& log = cluster_.producers[*producer];
+    if (log.in_flight > 0 && log.failed_reports == 0 && cluster_.clock().now() >= cluster_.faults.stalled_until)
+        throw Violation("after a definite stop " + std::to_string(log.in_flight) +
+                        " records are still in flight though Kafka answers: the router did not wait for them");
+}
+
+// Where the router could have confirmed to: the end of each transaction read on this connection,
+// up to the first one with an event not acknowledged (at-least-once: reported delivered to the
+// current producer; exactly-once: committed, and then only where a Kafka transaction ended).
+void Checker::not_behind(const SimWalStream& stream, const std::string& when) {
+    scan();
+    const auto& wal = server_.wal();
+    const auto& events = workload_.events();
+    // Acknowledgements only accumulate, so each connection's walk resumes where it stopped
+    // (from the start again when the producer was replaced).
+    auto& walk = walks_[stream.connection()];
+    const int producer = sole_producer().value_or(-1);
+    if (walk.producer != producer) walk = {producer};
+    const auto& read = stream.items_read();
+    for (; walk.items < read.size(); ++walk.items) {
+        const WalItem& item = wal[read[walk.items]];
+        bool acked = true, in_kafka = false;
+        for (const auto& change : item.changes) {
+            if (change.event < 0) continue;
+            const Event& e = events[static_cast<std::size_t>(change.event)];
+            if (!acknowledged(e)) {
+                acked = false;
+                break;
+            }
+            in_kafka |= e.refusal == Event::Refusal::none || !expect_.dead_letter_topic.empty();
+        }
+        if (!acked) break;
+        if ((!expect_.exactly_once || in_kafka) && item.end_lsn > walk.expected) {
+            walk.expected = item.end_lsn;
+            walk.last = read[walk.items];
+        }
+    }
+    if (server_.slot_confirmed() >= walk.expected) return;
+    throw Violation(when + " on connection " + std::to_string(stream.connection()) + " the slot stands at " +
+                    format_lsn(server_.slot_confirmed()) + ", behind " + format_lsn(walk.expected) +
+                    ", where the transaction committing at " + format_lsn(wal[walk.last].commit_lsn) +
+                    " ends: it and everything the connection read before it are " +
+                    (expect_.exactly_once ? "committed in Kafka" : "acknowledged"));
+}
 
 void Checker::everything_delivered() { check_items_before(server_.wal_end() + 1, "at the end, the WAL is complete to"); }
+
+// The copies of one event in its topic (or the dead-letter topic) that a consumer sees.
+void Checker::check_duplicate(int serial, const std::vector<const Copy*>& copies) {
+    if (copies.size() < 2) return;
+    duplicates_seen += copies.size() - 1;
+    if (expect_.exactly_once)
+        throw Violation("event " + std::to_string(serial) + " is " + std::to_string(copies.size()) + " times in the read_committed view");
+    std::set<int> instances;
+    for (const Copy* c : copies) {
+        if (!instances.insert(c->instance).second)
+            throw Violation("event " + std::to_string(serial) + " is in " + c->topic + " twice from the same producer #" +
+                            std::to_string(c->instance) + ": a duplicate without a crash or a producer replacement");
+        if (c == copies.front()) continue;
+        // A later copy comes from a replay: one of the producers that wrote it had it at risk
+        // when it ended or another took over (whichever of them Kafka appended first).
+        bool at_risk = false;
+        for (const Copy* other : copies) at_risk |= producers_[other->instance].at_risk.contains(serial);
+        if (!at_risk)
+            throw Violation("event " + std::to_string(serial) + " is in " + c->topic + " again from producer #" +
+                            std::to_string(c->instance) + ", though no producer that wrote it had it in flight "
+                            "(accepted, past the slot) when it was replaced, killed or taken over");
+    }
+}
 
 void Checker::check_kafka() {
     scan();
     duplicates_seen = 0;
-    for (const auto& [serial, copies] : in_topics_) {
-        std::set<int> instances;
-        int visible_copies = 0;
-        for (const auto& c : copies) {
-            const auto& r = cluster_.topics()[c.topic].partitions[static_cast<std::size_t>(c.partition)][c.offset];
-            if (!visible(r)) continue;
-            ++visible_copies;
-            if (!expect_.exactly_once && !instances.insert(c.instance).second)
-                throw Violation("event " + std::to_string(serial) + " is in Kafka twice from the same producer #" +
-                                std::to_string(c.instance) + ": a duplicate without a crash or a producer replacement");
+    duplicates_allowed = 0;
+    for (const auto& [instance, seen] : producers_) duplicates_allowed += seen.at_risk.size();
+    for (auto* where : {&in_topics_, &dead_}) {
+        for (const auto& [serial, copies] : *where) {
+            if (copies.size() < 2) continue;
+            std::vector<const Copy*> seen;
+            for (const auto& c : copies)
+                if (visible(cluster_.topics()[c.topic].partitions[static_cast<std::size_t>(c.partition)][c.offset])) seen.push_back(&c);
+            std::sort(seen.begin(), seen.end(), [this](const Copy* a, const Copy* b) {
+                return cluster_.topics()[a->topic].partitions[static_cast<std::size_t>(a->partition)][a->offset].sequence <
+                       cluster_.topics()[b->topic].partitions[static_cast<std::size_t>(b->partition)][b->offset].sequence;
+            });
+            check_duplicate(serial, seen);
         }
-        if (visible_copies > 1) duplicates_seen += static_cast<std::size_t>(visible_copies - 1);
-        if (expect_.exactly_once && visible_copies > 1)
-            throw Violation("event " + std::to_string(serial) + " is " + std::to_string(visible_copies) +
-                            " times in the read_committed view");
     }
+    if (duplicates_seen > duplicates_allowed)
+        throw Violation(std::to_string(duplicates_seen) + " duplicates, more than the " + std::to_string(duplicates_allowed) +
+                        " events replaced or killed producers had in flight");
     // Per key: first occurrences in commit order. Across the topic, by when Kafka appended them:
     // partitions added move a key, and a replay after that lands in the new partition.
     const auto& events = workload_.events();

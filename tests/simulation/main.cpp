@@ -42,12 +42,13 @@ int main(int argc, char** argv) {
     }
     const auto started = std::chrono::steady_clock::now();
     long steps = 0, failures = 0;
-    std::size_t events = 0, duplicates = 0, stops = 0;
+    std::size_t events = 0, duplicates = 0, allowed = 0, stops = 0;
     for (std::uint64_t seed = first; seed < first + count; ++seed) {
         const auto outcome = simulate(seed, one);
         steps += outcome.steps;
         events += outcome.events;
         duplicates += outcome.duplicates;
+        allowed += outcome.duplicates_allowed;
         stops += outcome.stopped_definite ? 1 : 0;
         if (one) std::cout << "seed " << seed << ": " << outcome.scenario << "\n";
         if (!outcome.violation) continue;
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
     dup2(saved_stderr, 2);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cout << (failures ? "FAILED: " : "ok: ") << count << " seeds from " << first << ", " << steps << " steps, "
-              << events << " events, " << duplicates << " duplicates (after crashes or producer replacements), "
+              << events << " events, " << duplicates << " duplicates (of " << allowed
+              << " events replaced or killed producers had in flight), "
               << stops << " definite stops, " << failures << " failing, " << seconds << " s\n";
     return failures ? 1 : 0;
 }

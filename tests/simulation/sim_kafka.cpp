@@ -76,6 +76,24 @@ SimProducer::SimProducer(SimCluster& cluster, SimConnector* owner, DeliveryHandl
 
 SimProducer::~SimProducer() {
     if (owner_) owner_->forget(this);
+    // Destroyed (replaced, or its process killed): what it sent may land.
+    drop_in_flight();
+    if (cluster_.on_retired) cluster_.on_retired(instance_);
+}
+
+// A transactional producer's records are written only while its epoch is the newest: the
+// brokers refuse an older one.
+bool SimProducer::epoch_current() const {
+    return transactional_id_.empty() || cluster_.current_epoch(transactional_id_) == epoch_;
+}
+
+void SimProducer::drop_in_flight() {
+    const bool reachable = cluster_.clock().now() >= cluster_.faults.stalled_until && epoch_current();
+    for (auto& [where, queue] : in_flight_)
+        for (const auto& f : queue) maybe_written(f, reachable);
+    in_flight_.clear();
+    in_flight_count_ = 0;
+    cluster_.producers[instance_].in_flight = 0;
 }
 
 void SimProducer::make_fatal(const std::string& why) {
@@ -111,6 +129,7 @@ rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint6
     if (!transactional_id_.empty() && !in_transaction_) return RD_KAFKA_RESP_ERR__STATE;
     const std::size_t size = kafka::record_size(record);
     if (size > cluster_.client_max_bytes) return RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
+    if (in_flight_count_ >= queue_capacity) return RD_KAFKA_RESP_ERR__QUEUE_FULL;
     const std::string topic(record.topic);
     if (!cluster_.has_topic(topic)) {
         if (!cluster_.auto_create_topics) return RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
@@ -134,11 +153,17 @@ rd_kafka_resp_err_t SimProducer::produce(const kafka::Record& record, std::uint6
     const auto now = cluster_.clock().now();
     std::uniform_int_distribution<int> latency(1, 8);
     auto due = now + std::chrono::milliseconds(latency(cluster_.random()));
-    if (!in_flight_.empty()) due = std::max(due, in_flight_.back().due);  // one ordered pipeline
+    // Now and then a request is slow (a busy leader, a retry): only its partition waits for it.
+    if (cluster_.random()() % 30 == 0) due += std::chrono::milliseconds(10 + cluster_.random()() % 150);
+    auto& queue = in_flight_[{topic, partition}];
+    if (!queue.empty()) due = std::max(due, queue.back().due);  // per partition, in order
     InFlight f{topic, partition, std::move(stored), tag, size, now, due};
     if (size > cluster_.max_message_bytes) f.outcome = RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
     if (marked(record, "timestamp")) f.outcome = RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP;
-    in_flight_.push_back(std::move(f));
+    if (cluster_.on_accepted) cluster_.on_accepted(instance_, f.record);
+    queue.push_back(std::move(f));
+    ++in_flight_count_;
+    ++cluster_.producers[instance_].in_flight;
     return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
@@ -159,6 +184,14 @@ void SimProducer::report(const InFlight& f, rd_kafka_resp_err_t error) {
         r.headers = headers;
         r.timestamp_ms = cluster_.clock().unix_ms();
     }
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        ++cluster_.producers[instance_].failed_reports;
+        if (cluster_.trace().echo)
+            cluster_.trace().at(cluster_.clock().millis(), "  kafka: producer #" + std::to_string(instance_) + " reports " +
+                                                               rd_kafka_err2name(error) + " for " + f.topic + "[" +
+                                                               std::to_string(f.partition) + "]");
+    }
+    if (cluster_.on_report) cluster_.on_report(instance_, f.record, error);
     on_delivery_(r);
 }
 
@@ -173,35 +206,41 @@ void SimProducer::maybe_written(const InFlight& f, bool reachable) {
     cluster_.append(f.topic, f.partition, f.record);
 }
 
-// Hands over the reports that are due; true when any was.
+std::chrono::steady_clock::time_point SimProducer::due_at(const InFlight& f) const {
+    if (!fatal_.empty()) return f.produced;
+    return std::min(std::max(f.due, cluster_.faults.stalled_until), f.produced + message_timeout);
+}
+
+// Hands over the reports that are due, each partition's in produce order and the partitions'
+// interleaved by when each is due; true when any was.
 bool SimProducer::deliver_due() {
     check_fenced();
     const auto now = cluster_.clock().now();
     bool any = false;
-    while (!in_flight_.empty()) {
-        InFlight& front = in_flight_.front();
+    for (;;) {
+        std::deque<InFlight>* next = nullptr;
+        for (auto& [where, queue] : in_flight_)
+            if (!queue.empty() && due_at(queue.front()) <= now && (!next || due_at(queue.front()) < due_at(next->front())))
+                next = &queue;
+        if (!next) break;
+        InFlight f = std::move(next->front());
+        next->pop_front();
+        --in_flight_count_;
+        --cluster_.producers[instance_].in_flight;
+        any = true;
         if (!fatal_.empty()) {
             // A producer in its fatal state fails what it holds; some of it may be written.
-            maybe_written(front, transactional_id_.empty());
-            InFlight f = std::move(front);
-            in_flight_.pop_front();
+            maybe_written(f, transactional_id_.empty());
             report(f, RD_KAFKA_RESP_ERR__FATAL);
-            any = true;
             continue;
         }
-        if (now - front.produced >= message_timeout) {
+        if (now - f.produced >= message_timeout) {
             // Timed out in librdkafka: the broker may have written it anyway.
-            maybe_written(front, now >= cluster_.faults.stalled_until);
-            InFlight f = std::move(front);
-            in_flight_.pop_front();
+            maybe_written(f, now >= cluster_.faults.stalled_until);
             if (!transactional_id_.empty()) transaction_failed_ = true;
             report(f, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT);
-            any = true;
             continue;
         }
-        if (front.due > now || now < cluster_.faults.stalled_until) break;
-        InFlight f = std::move(front);
-        in_flight_.pop_front();
         if (f.outcome == RD_KAFKA_RESP_ERR_NO_ERROR) {
             if (cluster_.topics()[f.topic].partitions.size() <= static_cast<std::size_t>(f.partition)) f.outcome = RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
         }
@@ -215,7 +254,6 @@ bool SimProducer::deliver_due() {
             transaction_failed_ = true;
         }
         report(f, f.outcome);
-        any = true;
     }
     return any;
 }
@@ -223,11 +261,8 @@ bool SimProducer::deliver_due() {
 void SimProducer::serve(int timeout_ms) {
     if (deliver_due() || timeout_ms <= 0) return;
     auto until = cluster_.clock().now() + std::chrono::milliseconds(timeout_ms);
-    if (!in_flight_.empty()) {
-        auto next = std::max(in_flight_.front().due, cluster_.faults.stalled_until);
-        next = std::min(next, in_flight_.front().produced + message_timeout);
-        until = std::min(until, std::max(next, cluster_.clock().now()));
-    }
+    for (const auto& [where, queue] : in_flight_)
+        if (!queue.empty()) until = std::min(until, std::max(due_at(queue.front()), cluster_.clock().now()));
     cluster_.clock().advance_to(until);
     deliver_due();
 }
@@ -235,15 +270,16 @@ void SimProducer::serve(int timeout_ms) {
 bool SimProducer::flush(int timeout_ms) {
     const auto until = cluster_.clock().now() + std::chrono::milliseconds(timeout_ms);
     serve(0);
-    while (!in_flight_.empty() && cluster_.clock().now() < until) serve(static_cast<int>(
+    while (in_flight_count_ > 0 && cluster_.clock().now() < until) serve(static_cast<int>(
         std::max<long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(until - cluster_.clock().now()).count())));
-    return in_flight_.empty();
+    return in_flight_count_ == 0;
 }
 
 void SimProducer::purge() {
-    // None reaches a broker; their reports would come from a later serve(), and the router never
-    // serves a producer again after purging it.
-    in_flight_.clear();
+    // Their reports would come from a later serve(), and the router never serves a producer
+    // again after purging it. Requests already sent may be written all the same
+    // (RD_KAFKA_PURGE_F_INFLIGHT only stops waiting for their answers).
+    drop_in_flight();
 }
 
 std::optional<int> SimProducer::partition_count(std::string_view topic, int at_least, int timeout_ms) {
@@ -342,14 +378,21 @@ void SimProducer::commit_transaction(int timeout_ms) {
     if (!fatal_.empty()) throw kafka::TransactionError(Kind::fatal, "kafka: commit_transaction: " + fatal_);
     // Commit flushes first.
     flush(timeout_ms);
-    if (!in_flight_.empty()) throw kafka::TransactionError(Kind::retriable, "kafka: commit_transaction: timed out flushing");
+    auto& log = cluster_.producers[instance_];
+    if (in_flight_count_ > 0) {
+        log.transaction_failed = true;
+        throw kafka::TransactionError(Kind::retriable, "kafka: commit_transaction: timed out flushing");
+    }
     if (cluster_.faults.commit_timeouts > 0) {
         --cluster_.faults.commit_timeouts;
         cluster_.clock().advance(std::chrono::milliseconds(timeout_ms));
+        log.transaction_failed = true;
         throw kafka::TransactionError(Kind::retriable, "kafka: commit_transaction: timed out");
     }
-    if (transaction_failed_ || std::exchange(cluster_.faults.fail_next_commit_abortable, false))
+    if (transaction_failed_ || std::exchange(cluster_.faults.fail_next_commit_abortable, false)) {
+        log.transaction_failed = true;
         throw kafka::TransactionError(Kind::abortable, "kafka: commit_transaction: a record failed; abort");
+    }
     check_fenced();
     if (fenced_) throw kafka::TransactionError(Kind::fenced, "kafka: commit_transaction: fenced");
     cluster_.end_transaction(transactional_id_, epoch_, true);
@@ -358,6 +401,7 @@ void SimProducer::commit_transaction(int timeout_ms) {
 
 void SimProducer::abort_transaction(int) {
     check_fenced();
+    cluster_.producers[instance_].transaction_failed = true;
     if (fenced_) throw kafka::TransactionError(kafka::TransactionError::Kind::fenced, "kafka: abort_transaction: fenced");
     purge();
     cluster_.end_transaction(transactional_id_, epoch_, false);
@@ -373,6 +417,8 @@ std::unique_ptr<kafka::KafkaProducer> SimConnector::producer(
     auto made = std::make_unique<SimProducer>(cluster_, this, std::move(on_delivery), tid);
     // Shorter than the longest broker stall, so that stalls time records out.
     made->message_timeout = std::chrono::milliseconds(2000 + cluster_.random()() % 8000);
+    // queue.buffering.max.messages set below the router's in-flight limit now and then.
+    if (cluster_.random()() % 4 == 0) made->queue_capacity = 1 + cluster_.random()() % 40;
     latest_ = made.get();
     cluster_.trace().at(cluster_.clock().millis(), "kafka: new producer #" + std::to_string(made->instance()));
     return made;

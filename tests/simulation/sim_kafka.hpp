@@ -5,6 +5,12 @@
 // with commit, abort and fencing by epoch, a read_committed view, metadata with partition counts,
 // CreateTopics, and the faults the schedule injects. Single-threaded: reports are handed over
 // from serve(), which advances the simulated clock when asked to wait.
+//
+// As librdkafka does: delivery reports keep produce order within a partition only (each
+// partition's requests go their own way, some slow); produce() refuses with _QUEUE_FULL when the
+// producer's queue (queue.buffering.max.messages, sometimes set low) is full; records a purged or
+// destroyed producer had in flight may reach their partitions all the same (a prefix of each),
+// unless their transaction's epoch was fenced.
 
 #include <deque>
 #include <functional>
@@ -82,6 +88,20 @@ public:
 
     void append(const std::string& topic, int partition, StoredRecord record);
     int next_instance() { return ++instances_; }
+    int newest_instance() const { return instances_; }
+
+    // What each producer instance did, for the invariants.
+    struct ProducerLog {
+        std::size_t in_flight = 0;
+        std::size_t failed_reports = 0;
+        bool transaction_failed = false;  // a commit that threw, or an abort
+    };
+    std::map<int, ProducerLog> producers;
+    // Every record a producer accepted, every delivery report it handed over, and its end
+    // (destroyed: what it had in flight may still land).
+    std::function<void(int instance, const StoredRecord& record)> on_accepted;
+    std::function<void(int instance, const StoredRecord& record, rd_kafka_resp_err_t error)> on_report;
+    std::function<void(int instance)> on_retired;
 
 private:
     SimClock& clock_;
@@ -131,6 +151,8 @@ public:
     void make_fatal(const std::string& why);
     // Records waiting longer than this fail with _MSG_TIMED_OUT (some of them written anyway).
     std::chrono::milliseconds message_timeout{30000};
+    // queue.buffering.max.messages: produce() refuses with _QUEUE_FULL beyond it.
+    std::size_t queue_capacity = 100000;
 
 private:
     struct InFlight {
@@ -143,8 +165,14 @@ private:
         std::chrono::steady_clock::time_point due;
         rd_kafka_resp_err_t outcome = RD_KAFKA_RESP_ERR_NO_ERROR;
     };
+    using PartitionKey = std::pair<std::string, int>;
     bool deliver_due();
+    // When the front record of a partition's queue is due: delivered, or timed out.
+    std::chrono::steady_clock::time_point due_at(const InFlight& f) const;
     void maybe_written(const InFlight& f, bool reachable);
+    bool epoch_current() const;
+    // Nothing of what is in flight is reported; a prefix of each partition's may be written.
+    void drop_in_flight();
     void report(const InFlight& f, rd_kafka_resp_err_t error);
     void check_fenced();
 
@@ -155,7 +183,8 @@ private:
     int epoch_ = 0;
     bool in_transaction_ = false;
     bool transaction_failed_ = false;
-    std::deque<InFlight> in_flight_;
+    std::map<PartitionKey, std::deque<InFlight>> in_flight_;  // per partition, in produce order
+    std::size_t in_flight_count_ = 0;
     std::set<std::pair<std::string, int>> unwritten_;  // partitions where a failed record was not written
     std::string fatal_;
     bool fenced_ = false;

@@ -2,10 +2,17 @@
 
 // A simulated PostgreSQL primary with one logical slot and the walsender that streams it as
 // pgoutput: transactions in commit order from the slot's confirmed position (so earlier,
-// unconfirmed transactions come again after a reconnect), RELATION before a relation's first
-// change on each connection, logical messages (transactional and not), keepalives carrying the
-// WAL end (which runs ahead of the published changes), and the faults the schedule injects:
-// a connection cut before any message, silence.
+// unconfirmed transactions come again after a reconnect, and one whose commit record starts
+// right at that position comes again too), RELATION before a relation's first change on each
+// connection, logical messages (transactional and not), keepalives carrying the WAL end (which
+// runs ahead of the published changes, between transactions as well as when idle), and the
+// faults the schedule injects: a connection cut before any message, silence.
+//
+// The WAL is laid out as PostgreSQL writes it: records 8-byte aligned; a transaction whose
+// changes were written while the previous one was still open has its commit record right at the
+// previous record's end, its changes before it. Frame headers carry what the walsender puts
+// there: a message's own position in both dataStart and walEnd (BEGIN its first change's, COMMIT
+// the transaction's end), and 0 for RELATION.
 
 #include <deque>
 #include <functional>
@@ -35,8 +42,9 @@ struct Change {
 
 struct WalItem {
     bool transaction = true;  // false: a non-transactional logical message
-    Lsn commit_lsn = 0;       // a message: its own position
-    Lsn end_lsn = 0;
+    Lsn commit_lsn = 0;       // a message: where its record starts
+    Lsn end_lsn = 0;          // a message: where it ends, its position in the stream
+    Lsn first_lsn = 0;        // of its first change (BEGIN's header)
     std::uint32_t xid = 0;
     std::int64_t commit_time_us = 0;
     std::vector<Change> changes;
@@ -69,23 +77,32 @@ public:
     bool cut() const { return cut_after_ == 0; }
     bool silent = false;  // the walsender sends nothing (busy decoding, or the network is gone)
     int connection() const { return connection_; }
+    // The WAL items whose last frame (COMMIT, or a non-transactional message) the router read on
+    // this connection, in order.
+    const std::vector<std::size_t>& items_read() const { return items_read_; }
 
 private:
-    void queue_item(const WalItem& item);
+    struct Frame {
+        std::string bytes;
+        std::string what;        // for a replay's trace
+        long completes = -1;     // the WAL item this frame ends
+    };
+    void queue_item(std::size_t index);
     void queue_relation(std::uint32_t relid);
-    void send(std::string frame, std::string what);
+    void queue_keepalive(Lsn wal_end, bool reply_requested);
+    void send(std::string frame, std::string what, long completes = -1);
 
     SimPostgres& server_;
     std::size_t next_item_;
     int connection_;
     std::set<std::uint32_t> relations_sent_;
-    std::deque<std::string> socket_;  // frames sent, not yet read
-    std::deque<std::string> described_;  // what each is, for a replay's trace
+    std::deque<Frame> socket_;  // frames sent, not yet read
+    std::vector<std::size_t> items_read_;
     std::string current_;
     int cut_after_ = -1;
     bool finished_ = false;
     bool reply_due_ = false;  // a status update asked for a reply
-    Lsn sent_end_ = 0;
+    Lsn sent_end_ = 0;  // the walsender's sentPtr: how far it has read the WAL
 };
 
 class SimPostgres {
@@ -95,7 +112,7 @@ public:
     // Workload: appends a committed transaction (or a non-transactional message); assigns LSNs.
     const WalItem& commit(WalItem item);
     // WAL written by tables outside the publication: the WAL end moves, nothing is published.
-    void unpublished_write(Lsn bytes) { wal_end_ += bytes; }
+    void unpublished_write(Lsn bytes) { wal_end_ += (bytes + 7) / 8 * 8; }
     Lsn wal_end() const { return wal_end_; }
     const std::vector<WalItem>& wal() const { return wal_; }
     std::vector<SimRelation> relations;
@@ -120,6 +137,14 @@ public:
     std::unique_ptr<SimWalStream> start_replication();
     // Called with every standby status update's flush position before the slot adopts it.
     std::function<void(Lsn flushed)> on_confirm;
+    // Called after the slot adopted a status update, and when the router ends a stream cleanly
+    // (after its final status update).
+    std::function<void(const SimWalStream& stream)> on_status_update;
+    std::function<void(const SimWalStream& stream)> on_finish;
+    // Whether the walsender ever sent `lsn` as a position the client may confirm: a commit's
+    // end, a non-transactional message's position (its record's end), a keepalive's WAL end, or
+    // the slot's position when streaming started.
+    bool sent_as_end(Lsn lsn) const { return sent_ends_.contains(lsn); }
 
     SimClock& clock() { return clock_; }
     std::mt19937_64& random() { return random_; }
@@ -138,6 +163,7 @@ private:
     Lsn slot_created_at_ = 0x1000000;
     SimWalStream* active_ = nullptr;
     int connections_ = 0;
+    std::set<Lsn> sent_ends_;
 };
 
 }  // namespace outbox::simulation

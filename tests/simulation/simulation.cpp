@@ -223,6 +223,7 @@ public:
         }
         outcome_.events = workload_.events().size();
         outcome_.duplicates = checker_.duplicates_seen;
+        outcome_.duplicates_allowed = checker_.duplicates_allowed;
         std::ostringstream t;
         trace_.print(t, 60);
         outcome_.trace = t.str();
@@ -609,6 +610,7 @@ private:
                 throw Violation(std::string("protocol error: ") + e.what());
             } catch (const DefiniteError& e) {
                 r.core.definite_error();
+                if (r.stream && !r.stream->cut()) checker_.stopped(*r.stream);
                 return stop(r, e.what());
             }
             r.core.connection_lost();

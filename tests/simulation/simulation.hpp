@@ -20,6 +20,7 @@ struct Outcome {
     long steps = 0;
     std::size_t events = 0;
     std::size_t duplicates = 0;
+    std::size_t duplicates_allowed = 0;  // what replaced or killed producers had at risk
     bool stopped_definite = false;
 };
 
