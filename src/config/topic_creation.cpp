@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
+
+#include "outbox/util/java_regex.hpp"
 
 namespace outbox::config {
 namespace {
@@ -21,9 +22,9 @@ std::vector<std::string> regex_list(const Entry& e) {
     for (const auto item : split_list(text)) {
         if (item.empty()) continue;
         try {
-            std::regex check{std::string(item)};
-        } catch (const std::regex_error& error) {
-            fail(e.location, e.key + ": " + quoted(item) + " is not a valid regular expression (" + error.what() + ")");
+            JavaPattern check{item};
+        } catch (const JavaRegexError& error) {
+            fail(e.location, e.key + ": " + quoted(item) + " as a Java regular expression: " + error.what());
         }
         patterns.emplace_back(item);
     }

@@ -6,14 +6,14 @@
 namespace outbox::kafka {
 namespace {
 
-std::vector<std::regex> compiled(const std::vector<std::string>& patterns) {
-    std::vector<std::regex> regexes;
+std::vector<JavaPattern> compiled(const std::vector<std::string>& patterns) {
+    std::vector<JavaPattern> regexes;
     for (const auto& pattern : patterns) regexes.emplace_back(pattern);
     return regexes;
 }
 
-bool any_matches(const std::vector<std::regex>& regexes, const std::string& topic) {
-    return std::any_of(regexes.begin(), regexes.end(), [&](const std::regex& r) { return std::regex_match(topic, r); });
+bool any_matches(const std::vector<JavaPattern>& regexes, std::string_view topic) {
+    return std::any_of(regexes.begin(), regexes.end(), [&](const JavaPattern& r) { return r.matches(topic); });
 }
 
 }  // namespace
@@ -24,10 +24,9 @@ TopicCreationRules::TopicCreationRules(const config::TopicCreation& creation) : 
 
 const config::TopicCreationGroup* TopicCreationRules::group_for(std::string_view topic) const {
     if (!enabled_) return nullptr;
-    const std::string name(topic);
     for (const auto& g : groups_) {
         if (g.group->name == "default") return g.group;
-        if (any_matches(g.include, name) && !any_matches(g.exclude, name)) return g.group;
+        if (any_matches(g.include, topic) && !any_matches(g.exclude, topic)) return g.group;
     }
     return nullptr;
 }

@@ -4,6 +4,7 @@
 #include <pcre2.h>
 
 #include "outbox/util/errors.hpp"
+#include "outbox/util/java_regex.hpp"
 
 namespace outbox::router {
 namespace {
@@ -77,13 +78,20 @@ void parse_replacement(std::string_view replacement, std::uint32_t group_count, 
 TopicRouter::TopicRouter(const std::string& regex, const std::string& replacement,
                          const config::Location& regex_where, const config::Location& replacement_where)
     : compiled_(std::make_unique<Compiled>()), replacement_(replacement) {
+    std::string translated;
+    try {
+        translated = java_regex_to_pcre2(regex);
+    } catch (const JavaRegexError& e) {
+        throw ConfigError(regex_where.describe() + ": outbox.route.topic.regex: \"" + regex + "\" as Java reads it: " +
+                          e.what());
+    }
     int error_code = 0;
     PCRE2_SIZE error_offset = 0;
-    compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(),
+    compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
                                     PCRE2_UTF, &error_code, &error_offset, nullptr);
     if (!compiled_->code)
-        throw ConfigError(regex_where.describe() + ": outbox.route.topic.regex: invalid regular expression \"" + regex +
-                          "\" at offset " + std::to_string(error_offset) + ": " + pcre2_message(error_code));
+        throw ConfigError(regex_where.describe() + ": outbox.route.topic.regex: regular expression \"" + regex +
+                          "\" is not supported: " + pcre2_message(error_code));
     pcre2_pattern_info(compiled_->code, PCRE2_INFO_CAPTURECOUNT, &compiled_->group_count);
     try {
         parse_replacement(
@@ -103,8 +111,13 @@ TopicRouter::~TopicRouter() = default;
 
 std::string TopicRouter::compute(std::string_view value) const {
     MatchData match(compiled_->code);
-    const int rc = pcre2_match(compiled_->code, reinterpret_cast<PCRE2_SPTR>(value.data()), value.size(), 0,
-                               PCRE2_ANCHORED | PCRE2_ENDANCHORED, match.raw, nullptr);
+    const auto subject = reinterpret_cast<PCRE2_SPTR>(value.data());
+    if (pcre2_match(compiled_->code, subject, value.size(), 0, PCRE2_ANCHORED | PCRE2_ENDANCHORED, match.raw,
+                    nullptr) < 0)
+        return std::string(value);
+    // RegexRouter then calls replaceFirst, which finds the first match afresh: the one at the
+    // start, not necessarily to the end (`a|ab` on "ab" replaces "a" and keeps "b").
+    const int rc = pcre2_match(compiled_->code, subject, value.size(), 0, PCRE2_ANCHORED, match.raw, nullptr);
     if (rc < 0) return std::string(value);
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.raw);
     std::string topic;
@@ -119,6 +132,7 @@ std::string TopicRouter::compute(std::string_view value) const {
             const std::string n(name);
             append_group(pcre2_substring_number_from_name(compiled_->code, reinterpret_cast<PCRE2_SPTR>(n.c_str())));
         });
+    topic.append(value.substr(ovector[1]));
     return topic;
 }
 

@@ -58,6 +58,46 @@ BOOST_AUTO_TEST_CASE(dot_does_not_match_a_newline_so_such_values_stay_raw) {
     BOOST_TEST(topic("(?<routedByValue>.*)", "outbox.event.${routedByValue}", "a\nb") == "a\nb");
 }
 
+// Java's meanings, which PCRE2 gives otherwise (tests/parity/test_java_patterns.cpp compares
+// generated patterns with java.util.regex itself).
+BOOST_AUTO_TEST_CASE(the_regex_is_read_as_java_reads_it) {
+    // \p{Upper} and \p{Lower} are ASCII: Ä is neither.
+    BOOST_TEST(topic("\\p{Upper}?\\p{Lower}*(.*)_(\\d)", "R.$1.$2", "\u00c4rger_1") == "R.\u00c4rger.1");
+    BOOST_TEST(topic("(\\p{Upper})\\p{Lower}+", "$1", "\u00c4rger") == "\u00c4rger");
+    BOOST_TEST(topic("[\\p{Alnum}\\p{Punct}]+", "ok", "a.b-1") == "ok");
+    BOOST_TEST(topic("\\p{XDigit}+\\p{Blank}\\p{Graph}\\p{Print}", "ok", "Af \x7e ") == "ok");
+    // [[:alpha:]] is a class nested in a class: ':', 'a', 'l', 'p' and 'h'.
+    BOOST_TEST(topic("[[:alpha:]]+", "ok", "alpha") == "ok");
+    BOOST_TEST(topic("[[:alpha:]]+", "ok", "beta") == "beta");
+    // Intersections, and ^ negating a whole union.
+    BOOST_TEST(topic("[a-z&&[^q]]+", "ok", "abc") == "ok");
+    BOOST_TEST(topic("[a-z&&[^q]]+", "ok", "aqc") == "aqc");
+    BOOST_TEST(topic("[^a[b]]", "ok", "b") == "b");
+    BOOST_TEST(topic("[^a[b]]", "ok", "c") == "ok");
+    // Quoting, and (?i) folding ASCII letters only (not K to the Kelvin sign, nor \u00e4 to \u00c4).
+    BOOST_TEST(topic("\\Q.*\\E(.)", "$1", ".*x") == "x");
+    BOOST_TEST(topic("\\Q.*\\E(.)", "$1", "ab") == "ab");
+    BOOST_TEST(topic("(?i)k\u00e4", "ok", "K\u00e4") == "ok");
+    BOOST_TEST(topic("(?i)k\u00e4", "ok", "\u212a\u00e4") == "\u212a\u00e4");
+    BOOST_TEST(topic("(?i)k\u00e4", "ok", "k\u00c4") == "k\u00c4");
+    // Java's line terminators: `.` matches none of them.
+    BOOST_TEST(topic("a.b", "ok", "a\u2028b") == "a\u2028b");
+    // RegexRouter's replaceFirst replaces the first match from the start, not the whole value.
+    BOOST_TEST(topic("a|ab", "x", "ab") == "xb");
+    // Constructs without a translation are refused at load, naming them.
+    for (const char* refused : {"\\bx", "(a)\\1", "(?m)a", "\\p{IsLatin}", "\\p{InGreek}", "[a&&]"}) {
+        try {
+            TopicRouter(refused, "x", kRegexAt, kReplacementAt);
+            BOOST_ERROR("expected ConfigError for " << refused);
+        } catch (const ConfigError& e) {
+            BOOST_TEST(contains(e.what(), "is not supported"), e.what());
+        }
+    }
+    // What Java refuses, the router refuses.
+    for (const char* invalid : {"a{", "*a", "\\y", "[a", "x{2,1}", "(?<a_b>x)"})
+        BOOST_CHECK_THROW(TopicRouter(invalid, "x", kRegexAt, kReplacementAt), ConfigError);
+}
+
 BOOST_AUTO_TEST_CASE(bad_regex_and_bad_replacement_are_config_errors_at_their_own_lines) {
     try {
         TopicRouter("(unclosed", "x", kRegexAt, kReplacementAt);

@@ -1,16 +1,16 @@
 #pragma once
 
-#include <regex>
 #include <string_view>
 #include <vector>
 
 #include "outbox/config/config.hpp"
+#include "outbox/util/java_regex.hpp"
 
 namespace outbox::kafka {
 
 // Which topic.creation group makes a topic, as Kafka Connect picks it: the first named group
 // (in topic.creation.groups order) whose include matches the whole name and whose exclude does
-// not, else the default group. Pure; the regexes are compiled once.
+// not, else the default group. Pure; the Java regexes are compiled once.
 class TopicCreationRules {
 public:
     explicit TopicCreationRules(const config::TopicCreation& creation);
@@ -22,8 +22,8 @@ public:
 private:
     struct Compiled {
         const config::TopicCreationGroup* group;
-        std::vector<std::regex> include;
-        std::vector<std::regex> exclude;
+        std::vector<JavaPattern> include;
+        std::vector<JavaPattern> exclude;
     };
     bool enabled_;
     std::vector<Compiled> groups_;

@@ -16,7 +16,7 @@ namespace outbox::router {
 // Kafka's RegexRouter as Debezium's EventRouter applies it: if `route.topic.regex` matches the
 // whole route-by value, the topic is `route.topic.replacement` with `$n`, `${name}` and `\x`
 // expanded (java.util.regex.Matcher.replaceFirst semantics); otherwise the topic is the value
-// itself. The regex is compiled with PCRE2, which accepts Java's `(?<name>...)` groups.
+// itself. The regex is read as Java reads it (java_regex_to_pcre2) and run by PCRE2.
 // Results are cached per distinct value: an outbox has few aggregate types and many rows.
 class TopicRouter {
 public:
