@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(mistakes_in_topic_creation_name_file_line_and_key) {
     BOOST_TEST(error_of("topic.creation.default.partitions: 1\ntopic.creation.default.replication.factor: 1\n"
                         "topic.creation.groups: orders\ntopic.creation.orders.include: 'a\\b'\n") ==
                "router.yaml:8: topic.creation.orders.include: \"a\\b\" as a Java regular expression: the word boundary "
-               "\\b is not supported (near index 1)");
+               "\\b is not supported (near index 2)");
     BOOST_TEST(error_of("topic.creation.partitions: 1\n") ==
                "router.yaml:5: topic.creation.partitions: expected topic.creation.<group>.<setting>");
 }

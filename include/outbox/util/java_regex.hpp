@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+struct pcre2_real_code_8;  // PCRE2's compiled pattern (pcre2.h)
+
 namespace outbox {
 
 // A pattern java.util.regex rejects, or a Java construct the router does not translate (the
@@ -40,7 +42,7 @@ public:
     bool matches(std::string_view text) const;
 
 private:
-    struct pcre2_real_code_8* code_ = nullptr;
+    ::pcre2_real_code_8* code_ = nullptr;
 };
 
 }  // namespace outbox
