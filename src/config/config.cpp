@@ -33,6 +33,32 @@ const OutboxSettings& OutboxSettings::for_table(const TableName& table) const {
 
 namespace {
 
+// Debezium's PostgreSQL connector reads "hex:" and hexadecimal digits as the placeholder's bytes.
+// Only ASCII there: Java makes other bytes text with replacement characters of its own.
+std::string unavailable_placeholder(const Entry& e) {
+    std::string text = non_empty_text(e);
+    if (!text.starts_with("hex:")) return text;
+    const std::string digits = text.substr(4);
+    std::string bytes;
+    const auto nibble = [](char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    for (std::size_t i = 0; i + 1 < digits.size(); i += 2) {
+        const int high = nibble(digits[i]), low = nibble(digits[i + 1]);
+        if (high < 0 || low < 0) break;
+        bytes += static_cast<char>(high << 4 | low);
+    }
+    if (digits.empty() || digits.size() % 2 != 0 || bytes.size() * 2 != digits.size())
+        fail(e.location, e.key + ": \"" + text + "\": after hex: an even number of hexadecimal digits");
+    for (const char c : bytes)
+        if (static_cast<unsigned char>(c) >= 0x80 || c == 0)
+            fail(e.location, e.key + ": \"" + text + "\": the bytes must be ASCII text (1 to 7f)");
+    return bytes;
+}
+
 std::string topic_name(const Entry& e) {
     std::string topic = non_empty_text(e);
     if (!is_legal_topic_name(topic)) fail(e.location, e.key + ": \"" + topic + "\" is not a legal Kafka topic name");
@@ -514,6 +540,8 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                               {"base64-url-safe", BinaryHandlingMode::base64_url_safe},
                               {"hex", BinaryHandlingMode::hex}});
                   }},
+                 {"unavailable.value.placeholder",
+                  [&](const Entry& e) { config.format.modes.unavailable_placeholder = unavailable_placeholder(e); }},
                  {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });

@@ -161,15 +161,13 @@ std::optional<std::int64_t> timestamp_micros(std::string_view text) {
     return micros;
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
-
 }  // namespace
 
 std::optional<std::int64_t> parse_timestamp_ms(std::string_view text) {
     if (text.ends_with(" BC")) return std::nullopt;
     const auto micros = timestamp_micros(text);
     if (!micros) return std::nullopt;
-    return floor_div(*micros, 1000);
+    return *micros / 1000;  // toward zero, as Java's long division in Debezium's MicroTimestamp
 }
 
 std::optional<std::int64_t> parse_timestamp_us(std::string_view text) {

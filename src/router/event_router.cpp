@@ -61,6 +61,8 @@ struct EventRouter::Row {
     std::optional<std::string_view> key;
     std::optional<std::string_view> payload;
     std::optional<std::string_view> id;
+    const config::ValueModes* modes = nullptr;
+    mutable std::string bytea_placeholder;  // the placeholder as bytea's hex text output
 
     std::string where() const {
         return table.description + ", transaction committing at LSN " + format_lsn(txn.commit_lsn);
@@ -81,8 +83,36 @@ struct EventRouter::Row {
         const auto& value = values[column.index];
         if (value.kind == pgoutput::ValueKind::null) return std::nullopt;
         if (value.kind == pgoutput::ValueKind::text) return value.data;
+        if (value.kind == pgoutput::ValueKind::unchanged_toast) return unavailable(column);
         throw ProtocolError(where() + ", column \"" + std::string(column.name) + "\": unexpected value kind '" +
                             std::string(1, static_cast<char>(value.kind)) + "' in an INSERT");
+    }
+
+    // An unchanged TOASTed value (the INSERT of a primary-key UPDATE): Debezium's placeholder as
+    // its PostgreSQL connector converts it for the column's type. Its string converter gives the
+    // text; bytes the text's bytes, and the Base64 modes null (its converter finds no byte[]).
+    std::optional<std::string_view> unavailable(const BoundColumn& column) const {
+        const std::string& placeholder = modes->unavailable_placeholder;
+        if (column.type == ValueType::text || column.type == ValueType::json) return placeholder;
+        if (column.type == ValueType::bytea && modes->binary == config::BinaryHandlingMode::bytes) {
+            if (bytea_placeholder.empty()) {
+                static constexpr char kHex[] = "0123456789abcdef";
+                bytea_placeholder = "\\x";
+                for (const char c : placeholder) {
+                    bytea_placeholder += kHex[static_cast<unsigned char>(c) >> 4];
+                    bytea_placeholder += kHex[c & 15];
+                }
+            }
+            return bytea_placeholder;
+        }
+        if (column.type == ValueType::bytea && modes->binary != config::BinaryHandlingMode::hex) return std::nullopt;
+        // Other types: Debezium puts the placeholder text where its schema wants a number (its
+        // record fails); hex-mode bytea: the text itself, not hex (not reproduced).
+        throw invalid(column.name, "unavailable.value.placeholder",
+                      "the value is unchanged and stored out of line (TOAST), so pgoutput did not send it, and the "
+                      "placeholder is text, which the router does not write for a " +
+                          std::string(column.type == ValueType::bytea ? "bytea in binary.handling.mode hex"
+                                                                     : value_type_name(column.type)));
     }
 };
 
@@ -133,10 +163,13 @@ std::int64_t EventRouter::event_timestamp(const Row& row) const {
                               (epoch ? "a whole number of epoch milliseconds"
                                      : "a timestamp in ISO form (DateStyle ISO; infinity and BC dates cannot be "
                                        "record timestamps)"));
-    if (*millis < 0)
-        throw row.invalid(
-            column.name, kTimestampOption,
-            "\"" + std::string(*text) + "\" is before 1970-01-01, which a Kafka record timestamp cannot be");
+    // Kafka Connect sends -1 (Kafka's "no timestamp") as none, so the producer stamps its own time,
+    // as librdkafka does for 0; it refuses anything earlier (InvalidRecordException).
+    if (*millis == -1) return 0;
+    if (*millis < -1)
+        throw row.invalid(column.name, kTimestampOption,
+                          "\"" + std::string(*text) +
+                              "\" is before 1969-12-31T23:59:59.999Z, which a Kafka record timestamp cannot be");
     return *millis;
 }
 
@@ -320,7 +353,7 @@ std::string_view EventRouter::envelope_schema(const Row& row, std::string_view r
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
-    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt};
+    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt, &format_.modes, {}};
     OutboxRecord record;
     const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
     row.key = converted(row, table.key, kKeyOption, key_scratch_);

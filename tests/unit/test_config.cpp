@@ -565,3 +565,15 @@ BOOST_AUTO_TEST_CASE(dead_letter_and_offsets_topics_are_checked_with_their_line)
     BOOST_TEST(parse_config(base + "errors.tolerance: all\nerrors.deadletterqueue.topic.name: dead.letters\n", "r.yaml")
                    .dead_letter_topic == "dead.letters");
 }
+
+BOOST_AUTO_TEST_CASE(unavailable_value_placeholder_as_debezium_reads_it) {
+    const std::string base = "postgres:\n  conninfo: dbname=app\nkafka:\n  bootstrap.servers: k:9092\n";
+    BOOST_TEST(parse(base).format.modes.unavailable_placeholder == "__debezium_unavailable_value");
+    BOOST_TEST(parse(base + "unavailable.value.placeholder: n/a\n").format.modes.unavailable_placeholder == "n/a");
+    // "hex:" and hexadecimal digits are the placeholder's bytes.
+    BOOST_TEST(parse(base + "unavailable.value.placeholder: 'hex:6e2f61'\n").format.modes.unavailable_placeholder == "n/a");
+    BOOST_TEST(error_of(base + "unavailable.value.placeholder: 'hex:6e2'\n") ==
+               "router.yaml:5: unavailable.value.placeholder: \"hex:6e2\": after hex: an even number of hexadecimal digits");
+    BOOST_TEST(error_of(base + "unavailable.value.placeholder: 'hex:ff'\n") ==
+               "router.yaml:5: unavailable.value.placeholder: \"hex:ff\": the bytes must be ASCII text (1 to 7f)");
+}

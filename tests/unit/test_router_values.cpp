@@ -350,6 +350,8 @@ BOOST_AUTO_TEST_CASE(bytea_in_each_binary_handling_mode) {
 
 BOOST_AUTO_TEST_CASE(timestamps_in_postgres_iso_output_and_iso_8601) {
     BOOST_TEST(parse_timestamp_ms("1970-01-01 00:00:00").value() == 0);
+    BOOST_TEST(parse_timestamp_ms("1969-12-31 23:59:59.9995").value() == 0);  // toward zero, as Debezium
+    BOOST_TEST(parse_timestamp_ms("1969-12-31 23:59:59.9985").value() == -1);
     BOOST_TEST(parse_timestamp_ms("2024-01-02 03:04:05").value() == 1'704'164'645'000);
     BOOST_TEST(parse_timestamp_ms("2024-01-02 03:04:05.1").value() == 1'704'164'645'100);
     BOOST_TEST(parse_timestamp_ms("2024-01-02 03:04:05.123999").value() == 1'704'164'645'123);  // truncated

@@ -497,7 +497,51 @@ BOOST_AUTO_TEST_CASE(timestamp_column_of_each_accepted_type_sets_the_record_time
     const auto bad = invalid_row([&] { timestamptz->route(with("infinity")); });
     BOOST_TEST(contains(bad.what(), "column \"at\" (outbox.table.field.event.timestamp)"));
     BOOST_TEST(contains(bad.what(), "\"infinity\" is not a timestamp"));
-    BOOST_TEST(contains(invalid_row([&] { epoch->route(with("-5")); }).what(), "before 1970-01-01"));
+    BOOST_TEST(contains(invalid_row([&] { epoch->route(with("-5")); }).what(), "before 1969-12-31T23:59:59.999Z"));
+    // Truncated toward zero as Debezium does; -1 is Kafka's "none", which Connect leaves to the
+    // producer's clock, as librdkafka does for 0.
+    BOOST_TEST(timestamp->route(with("1969-12-31 23:59:59.9995")).timestamp_ms == 0);
+    BOOST_TEST(timestamp->route(with("1969-12-31 23:59:59.9985")).timestamp_ms == 0);
+    BOOST_TEST(timestamp->route(with("1970-01-01 00:00:00.0015")).timestamp_ms == 1);
+    BOOST_TEST(epoch->route(with("-1")).timestamp_ms == 0);
+    BOOST_TEST(contains(invalid_row([&] { timestamp->route(with("1969-12-31 23:59:59.998")); }).what(),
+                        "before 1969-12-31T23:59:59.999Z"));
+}
+
+// The INSERT of a primary-key UPDATE leaves out unchanged values stored out of line (TOAST):
+// Debezium's placeholder for the column's type, or an invalid row where it has none the router writes.
+BOOST_AUTO_TEST_CASE(unchanged_toasted_values_are_debeziums_placeholder) {
+    auto columns = debezium_columns();
+    columns.push_back({0, "blob", pg_oid::kBytea, -1});
+    columns.push_back({0, "amount", pg_oid::kNumeric, -1});
+    config::OutboxSettings settings;
+    settings.additional_fields = {{"type", config::Placement::header, "type"}, {"blob", config::Placement::header, "blob"}};
+    const pgoutput::ColumnValue unchanged{pgoutput::ValueKind::unchanged_toast, {}};
+    const auto row = [&](pgoutput::ColumnValue payload, pgoutput::ColumnValue blob, pgoutput::ColumnValue amount) {
+        return std::vector<pgoutput::ColumnValue>{text("4d47e190-0402-4048-bc2c-89dd54343cdc"), text("Order"), text("k"),
+                                                  unchanged, payload, blob, amount};
+    };
+    const auto header = [](const OutboxRecord& r, std::string_view name) -> std::string {
+        for (const auto& [n, v] : r.headers)
+            if (n == name) return v ? std::string(*v) : "<null>";
+        return "<none>";
+    };
+    TableFixture bytes(columns, settings);
+    const auto record = bytes.route(row(unchanged, unchanged, null()));
+    BOOST_TEST(record.value.value() == "__debezium_unavailable_value");
+    BOOST_TEST(header(record, "type") == "__debezium_unavailable_value");
+    BOOST_TEST(header(record, "blob") == "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==");  // the placeholder's bytes
+    config::RecordFormat base64;
+    base64.modes.binary = config::BinaryHandlingMode::base64;
+    base64.modes.unavailable_placeholder = "n/a";
+    TableFixture in_base64(columns, settings, base64);
+    const auto other = in_base64.route(row(unchanged, unchanged, null()));
+    BOOST_TEST(other.value.value() == "n/a");
+    BOOST_TEST(header(other, "blob") == "<null>");  // Debezium's Base64 converter finds no bytes
+    settings.additional_fields.push_back({"amount", config::Placement::header, "amount"});
+    TableFixture numeric(columns, settings);
+    BOOST_TEST(contains(invalid_row([&] { numeric.route(row(text("{}"), null(), unchanged)); }).what(),
+                        "column \"amount\" (unavailable.value.placeholder)"));
 }
 
 BOOST_AUTO_TEST_CASE(route_by_value_of_a_non_text_type_is_used_as_text) {

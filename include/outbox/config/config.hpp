@@ -153,6 +153,9 @@ struct ValueModes {
     TimePrecisionMode time = TimePrecisionMode::adaptive;
     DecimalHandlingMode decimal = DecimalHandlingMode::precise;
     BinaryHandlingMode binary = BinaryHandlingMode::bytes;
+    // unavailable.value.placeholder: what Debezium writes for an unchanged TOASTed value (one
+    // stored out of line that an UPDATE did not change, so pgoutput does not send it).
+    std::string unavailable_placeholder = "__debezium_unavailable_value";
 };
 
 // What Kafka Connect adds to the EventRouter's record: its converters and Debezium's context

@@ -6,7 +6,8 @@
 
 namespace outbox::connect {
 
-// Milliseconds since 1970-01-01 UTC (sub-millisecond digits truncated) from PostgreSQL's ISO
+// Milliseconds since 1970-01-01 UTC (sub-millisecond digits truncated toward zero, so half a
+// millisecond before 1970 is 0) from PostgreSQL's ISO
 // DateStyle output of timestamp and timestamptz ("2024-01-02 03:04:05.123456",
 // "2024-01-02 03:04:05.123456+05:30"), also accepting ISO 8601's "T" and "Z" for logical
 // decoding messages. Text without an offset is UTC, as Debezium reads timestamp columns.
