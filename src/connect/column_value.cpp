@@ -147,7 +147,20 @@ void append_json_string(std::string& out, std::string_view text) {
     std::size_t plain = 0;  // start of the run not yet copied
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0xF0) continue;
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0xF0 && c != 0xED) continue;
+        if (c == 0xED) {
+            // A lone UTF-16 surrogate (an expanded payload's unpaired \\uD800, held as its
+            // three-byte form): Jackson escapes it.
+            if (i + 2 >= text.size() || (static_cast<unsigned char>(text[i + 1]) & 0xE0) != 0xA0 ||
+                (static_cast<unsigned char>(text[i + 2]) & 0xC0) != 0x80)
+                continue;
+            out.append(text, plain, i - plain);
+            plain = i + 3;
+            append_unicode_escape(out, 0xD000 | (static_cast<unsigned char>(text[i + 1]) & 0x3F) << 6 |
+                                           (static_cast<unsigned char>(text[i + 2]) & 0x3F));
+            i += 2;
+            continue;
+        }
         if (c >= 0xF0) {
             // Outside the Basic Multilingual Plane: Jackson writes the UTF-16 surrogate pair as
             // two escapes (it does not combine surrogates in UTF-8 output by default).

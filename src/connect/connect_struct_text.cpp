@@ -43,8 +43,40 @@ void append_value(std::string& out, const Json& value) {
 
 }  // namespace
 
+// An unpaired \\uD800-\\uDFFF escape in a string becomes '?', as Java's String.getBytes(UTF-8)
+// writes a lone surrogate (and nlohmann would refuse the escape).
+static std::string without_lone_surrogates(std::string_view json) {
+    std::string out;
+    const auto surrogate_at = [&](std::size_t at, unsigned low, unsigned high) {
+        if (at + 6 > json.size() || json[at] != '\\' || json[at + 1] != 'u') return false;
+        unsigned code = 0;
+        for (std::size_t i = at + 2; i < at + 6; ++i) {
+            const char c = json[i];
+            code = code << 4 | static_cast<unsigned>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        return code >= low && code <= high;
+    };
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        if (json[i] != '\\') {
+            out += json[i];
+            continue;
+        }
+        if (surrogate_at(i, 0xD800, 0xDBFF) && surrogate_at(i + 6, 0xDC00, 0xDFFF)) {
+            out.append(json, i, 12);
+            i += 11;
+        } else if (surrogate_at(i, 0xD800, 0xDFFF)) {
+            out += '?';
+            i += 5;
+        } else {
+            out.append(json, i, 2);  // any other escape, \\\\ included, as it is
+            ++i;
+        }
+    }
+    return out;
+}
+
 void append_struct_text_of_json(std::string& out, std::string_view expanded_json) {
-    append_value(out, Json::parse(expanded_json));
+    append_value(out, Json::parse(without_lone_surrogates(expanded_json)));
 }
 
 }  // namespace outbox::connect

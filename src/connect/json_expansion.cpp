@@ -6,7 +6,11 @@
 #include "outbox/connect/json_nesting.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -107,42 +111,272 @@ void write_json(std::string& out, const Json& value) {
             return;
         }
         case Json::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); return;
-        case Json::value_t::number_float: out += java_double_text(value.get<double>()); return;
+        case Json::value_t::number_float: {
+            // Jackson quotes what is not a JSON number (QUOTE_NON_NUMERIC_NUMBERS).
+            const double number = value.get<double>();
+            const bool finite = std::isfinite(number);
+            if (!finite) out += '"';
+            out += java_double_text(number);
+            if (!finite) out += '"';
+            return;
+        }
         default: out += value.dump(); return;
     }
 }
 
-// An integer literal past 64 bits, which Jackson reads as a BigInteger and nlohmann as a double:
-// Debezium's record fails on it, and as a double it would lose digits.
-bool has_big_integer(std::string_view text) {
-    bool in_string = false;
-    bool escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
+// The first JSON document of `text` as Jackson's ObjectMapper.readTree reads it with Debezium's
+// defaults: what follows the document is ignored (FAIL_ON_TRAILING_TOKENS is off), a number
+// past a double's range is an infinity and one below it zero (Double.parseDouble), a number of
+// more than 1,000 digits (a lone leading zero uncounted) or nesting deeper than 1,000 levels is
+// refused (StreamReadConstraints), and an escaped UTF-16 surrogate without its pair is a lone
+// char, held in its three-byte form (which append_json_string escapes again, as Jackson writes
+// it, and Struct text writes as Java's UTF-8 encoder does, '?'). An integer past 64 bits, a
+// BigInteger there, is held as binary (has_big_integer); a repeated field's last value replaces it.
+class JacksonReader {
+public:
+    explicit JacksonReader(std::string_view text) : text_(text) {}
+
+    // The document, or why Jackson refuses it.
+    std::optional<std::string> read(Json& document) {
+        try {
+            skip_blanks();
+            document = value(0);
+            return std::nullopt;
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
         }
-        if (c == '"') {
-            in_string = true;
-            continue;
-        }
-        if (c != '-' && (c < '0' || c > '9')) continue;
-        std::size_t end = i;
-        bool integer = true;
-        while (end < text.size() && std::string_view("+-0123456789.eE").find(text[end]) != std::string_view::npos) {
-            if (text[end] == '.' || text[end] == 'e' || text[end] == 'E') integer = false;
-            ++end;
-        }
-        if (integer) {
-            std::int64_t value = 0;
-            const auto [ptr, error] = std::from_chars(text.data() + i, text.data() + end, value);
-            if (error == std::errc::result_out_of_range) return true;
-        }
-        i = end - 1;
     }
+
+private:
+    std::string_view text_;
+    std::size_t at_ = 0;
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw std::invalid_argument(what + " at character " + std::to_string(at_));
+    }
+    char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+    bool at_end() const { return at_ >= text_.size(); }
+    void skip_blanks() {
+        while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) ++at_;
+    }
+    void expect(char c) {
+        if (at_end() || peek() != c) fail(std::string("expected '") + c + "'");
+        ++at_;
+    }
+
+    Json value(std::size_t depth) {
+        if (at_end()) fail("unexpected end of input");
+        const char c = peek();
+        if (c == '{' || c == '[') {
+            if (depth + 1 > kMaxJsonNesting)
+                fail("nesting deeper than " + std::to_string(kMaxJsonNesting) + " levels");
+            return c == '{' ? object(depth + 1) : array(depth + 1);
+        }
+        if (c == '"') return Json(string());
+        if (c == '-' || (c >= '0' && c <= '9')) return number();
+        for (const auto& [word, literal] : {std::pair<std::string_view, Json>{"true", Json(true)},
+                                            {"false", Json(false)}, {"null", Json(nullptr)}}) {
+            if (text_.substr(at_, word.size()) == word) {
+                at_ += word.size();
+                // Jackson reads a literal's letters up to the next delimiter: `truex` is invalid.
+                if (!at_end() && std::isalnum(static_cast<unsigned char>(peek()))) fail("unrecognized token");
+                return literal;
+            }
+        }
+        fail("unexpected character");
+    }
+
+    Json object(std::size_t depth) {
+        ++at_;
+        Json out = Json::object();
+        skip_blanks();
+        if (peek() == '}') {
+            ++at_;
+            return out;
+        }
+        for (;;) {
+            skip_blanks();
+            if (peek() != '"') fail("expected a field name");
+            std::string name = string();
+            skip_blanks();
+            expect(':');
+            skip_blanks();
+            out[name] = value(depth);  // a repeated name keeps its first place and its last value
+            skip_blanks();
+            if (peek() == ',') {
+                ++at_;
+                continue;
+            }
+            expect('}');
+            return out;
+        }
+    }
+
+    Json array(std::size_t depth) {
+        ++at_;
+        Json out = Json::array();
+        skip_blanks();
+        if (peek() == ']') {
+            ++at_;
+            return out;
+        }
+        for (;;) {
+            skip_blanks();
+            out.push_back(value(depth));
+            skip_blanks();
+            if (peek() == ',') {
+                ++at_;
+                continue;
+            }
+            expect(']');
+            return out;
+        }
+    }
+
+    unsigned hex4() {
+        if (at_ + 4 > text_.size()) fail("unterminated \\u escape");
+        unsigned value = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char c = text_[at_++];
+            value <<= 4;
+            if (c >= '0' && c <= '9') value |= static_cast<unsigned>(c - '0');
+            else if (c >= 'a' && c <= 'f') value |= static_cast<unsigned>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') value |= static_cast<unsigned>(c - 'A' + 10);
+            else fail("invalid \\u escape");
+        }
+        return value;
+    }
+
+    static void append_utf8(std::string& out, unsigned code) {
+        if (code < 0x80) {
+            out += static_cast<char>(code);
+        } else if (code < 0x800) {
+            out += static_cast<char>(0xC0 | code >> 6);
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else if (code < 0x10000) {
+            out += static_cast<char>(0xE0 | code >> 12);
+            out += static_cast<char>(0x80 | (code >> 6 & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | code >> 18);
+            out += static_cast<char>(0x80 | (code >> 12 & 0x3F));
+            out += static_cast<char>(0x80 | (code >> 6 & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        }
+    }
+
+    std::string string() {
+        ++at_;
+        std::string out;
+        for (;;) {
+            if (at_end()) fail("unterminated string");
+            const char c = text_[at_++];
+            if (c == '"') return out;
+            if (static_cast<unsigned char>(c) < 0x20) fail("unescaped control character in a string");
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (at_end()) fail("unterminated string");
+            const char e = text_[at_++];
+            switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    unsigned code = hex4();
+                    if (code >= 0xD800 && code <= 0xDBFF && text_.substr(at_, 2) == "\\u") {
+                        const std::size_t saved = at_;
+                        at_ += 2;
+                        const unsigned low = hex4();
+                        if (low >= 0xDC00 && low <= 0xDFFF) {
+                            append_utf8(out, 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00));
+                            break;
+                        }
+                        at_ = saved;
+                    }
+                    append_utf8(out, code);
+                    break;
+                }
+                default: fail("unrecognized escape");
+            }
+        }
+    }
+
+    Json number() {
+        const std::size_t start = at_;
+        const auto digits = [&] {
+            const std::size_t first = at_;
+            while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
+            return at_ - first;
+        };
+        if (peek() == '-') ++at_;
+        std::size_t length = 0;  // as StreamReadConstraints counts it (maxNumberLength 1000)
+        if (peek() == '0') {
+            ++at_;  // a lone leading zero does not count
+            if (std::isdigit(static_cast<unsigned char>(peek()))) fail("leading zeroes are not allowed");
+        } else if (std::isdigit(static_cast<unsigned char>(peek()))) {
+            length = digits();
+        } else {
+            fail("expected a digit");
+        }
+        bool integral = true;
+        if (peek() == '.') {
+            integral = false;
+            ++at_;
+            const std::size_t fraction = digits();
+            if (fraction == 0) fail("expected a digit after the decimal point");
+            length += fraction;
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            integral = false;
+            ++at_;
+            if (peek() == '+' || peek() == '-') ++at_;
+            const std::size_t exponent = digits();
+            if (exponent == 0) fail("expected a digit in the exponent");
+            length += exponent;
+        }
+        if (length > 1000) fail("a number of more than 1000 digits");
+        const std::string token(text_.substr(start, at_ - start));
+        if (integral) {
+            std::int64_t value = 0;
+            const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+            if (error == std::errc()) return Json(value);
+            // A BigInteger: held as binary, which no JSON text gives, for has_big_integer.
+            return Json::binary(std::vector<std::uint8_t>(token.begin(), token.end()));
+        }
+        return Json(std::strtod(token.c_str(), nullptr));
+    }
+};
+
+}  // namespace
+
+// Whether a field named "" keeps its value after shaping (Connect's struct fields need a name).
+bool JsonExpansion::has_kept_empty_name(const nlohmann::ordered_json& value) const {
+    if (value.is_array())
+        return std::any_of(value.begin(), value.end(), [&](const Json& element) { return has_kept_empty_name(element); });
+    if (!value.is_object()) return false;
+    for (const auto& [name, field] : value.items()) {
+        const bool dropped = field.is_null() ? nulls == config::JsonNullBehavior::ignore
+                                             : field.is_array() && field.empty() &&
+                                                   empty_arrays == config::JsonEmptyArrayBehavior::ignore;
+        if (dropped) continue;
+        if (name.empty() || has_kept_empty_name(field)) return true;
+    }
+    return false;
+}
+
+namespace {
+
+bool has_big_integer(const Json& value) {
+    if (value.is_binary()) return true;
+    if (value.is_array() || value.is_object())
+        return std::any_of(value.begin(), value.end(), [](const Json& element) { return has_big_integer(element); });
     return false;
 }
 
@@ -154,20 +388,19 @@ std::string big_integer_refusal() {
 
 std::optional<std::string> JsonExpansion::expand(std::string_view text, std::string& out, std::string_view payload_name,
                                                  SchemaPtr* schema) const {
-    if (const auto too_deep = json_nesting_error(text)) return "it " + *too_deep;
+    const bool shape_freely = free_shapes && schema == nullptr;
+    // Debezium parses only text starting with { or [ (not a blank or a byte-order mark first);
+    // as JSON without schemas the router also takes blanks before it.
+    const auto first = text.find_first_not_of(" \t\n\r");
+    if (text.empty() || (text[0] != '{' && text[0] != '[' &&
+                         !(shape_freely && first != std::string_view::npos && (text[first] == '{' || text[first] == '['))))
+        return std::string("it does not start with { or [");
     Json document;
-    try {
-        document = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        return std::string("it is not valid JSON (") + e.what() + ")";
-    } catch (const Json::exception& e) {
-        // Valid JSON the parser still refuses, such as a number beyond a double's range.
-        if (has_big_integer(text)) return big_integer_refusal();
-        return std::string("it cannot be expanded (") + e.what() + ")";
-    }
-    if (!document.is_object() && !document.is_array())
-        return std::string("it is a JSON ") + document.type_name() + ", not an object or array";
-    if (has_big_integer(text)) return big_integer_refusal();
+    JacksonReader reader(text);
+    if (const auto invalid = reader.read(document)) return "it is not valid JSON (" + *invalid + ")";
+    if (has_big_integer(document)) return big_integer_refusal();
+    if (has_kept_empty_name(document))
+        return std::string("it has an empty field name (with a value), which Debezium's expansion fails on");
     // Without Connect schemas, what Debezium infers no schema for because types are mixed (and
     // a top-level array, on which its task fails) is expanded all the same.
     const auto shaped = [&]() -> std::optional<std::string> {
@@ -176,7 +409,6 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
         write_json(out, document);
         return std::nullopt;
     };
-    const bool shape_freely = free_shapes && schema == nullptr;
     if (document.is_array()) {
         if (!shape_freely)
             return std::string("it is a JSON array, and Debezium expands only objects (its task fails on an array)");

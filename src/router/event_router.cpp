@@ -15,12 +15,11 @@
 namespace outbox::router {
 namespace {
 
-// `[]`, with JSON's blanks anywhere in it.
+// A payload whose document is `[]` (blanks inside it; Jackson ignores what follows it).
 bool is_empty_json_array(std::string_view text) {
-    std::string compact;
-    for (const char c : text)
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') compact += c;
-    return compact == "[]" && text.front() == '[';
+    if (text.empty() || text.front() != '[') return false;
+    const auto next = text.find_first_not_of(" \t\n\r", 1);
+    return next != std::string_view::npos && text[next] == ']';
 }
 
 constexpr std::string_view kRouteByOption = "outbox.route.by.field";

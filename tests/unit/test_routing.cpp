@@ -469,7 +469,7 @@ BOOST_AUTO_TEST_CASE(payload_that_cannot_be_expanded_stays_as_it_was_with_a_warn
         contains(warnings,
                  "outbox table public.outbox, transaction committing at LSN 0/16B3748: "
                  "table.expand.json.payload: column \"payload\" is kept as it was because it is not valid JSON"));
-    BOOST_TEST(contains(warnings, "it is a JSON number, not an object or array"));
+    BOOST_TEST(contains(warnings, "it does not start with { or ["));
 }
 
 BOOST_AUTO_TEST_CASE(timestamp_column_of_each_accepted_type_sets_the_record_timestamp) {

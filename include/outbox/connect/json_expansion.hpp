@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "outbox/config/config.hpp"
 #include "outbox/connect/connect_data.hpp"
 
@@ -30,6 +32,9 @@ struct JsonExpansion {
     // why it cannot (the caller keeps the payload as it was, as Debezium does).
     std::optional<std::string> expand(std::string_view text, std::string& out, std::string_view payload_name = "payload",
                                       SchemaPtr* schema = nullptr) const;
+
+private:
+    bool has_kept_empty_name(const nlohmann::ordered_json& value) const;
 };
 
 }  // namespace outbox::connect
