@@ -94,14 +94,18 @@ fuzz: fuzz-build
 	cd build-fuzz && OUTBOX_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -j $(JOBS) --timeout $$(($(FUZZ_SECONDS) + 300))
 
 # The differential fuzzer against Debezium (tests/parity/test_parity_fuzz.cpp) for SEEDS cases
-# from FIRST_SEED, ROWS rows each, and PATTERNS generated Java patterns against java.util.regex
-# (tests/parity/test_java_patterns.cpp); `make test` runs a small fixed budget of each.
+# from FIRST_SEED, ROWS rows each, PATTERNS generated Java patterns against java.util.regex
+# (tests/parity/test_java_patterns.cpp) and PAYLOADS payload texts against Debezium's expansion
+# (tests/parity/test_payload_expansion.cpp); `make test` runs a small fixed budget of each.
 parity-fuzz: SEEDS ?= 40
 parity-fuzz: ROWS ?= 12
 parity-fuzz: PATTERNS ?= 200000
+parity-fuzz: PAYLOADS ?= 100000
 parity-fuzz: build
 	cd $(BUILD_DIR) && OUTBOX_PATTERN_FUZZ_CASES=$(PATTERNS) OUTBOX_PATTERN_FUZZ_SEED=$(FIRST_SEED) \
 		tests/parity_test_java_patterns --log_level=message
+	cd $(BUILD_DIR) && OUTBOX_EXPANSION_FUZZ_CASES=$(PAYLOADS) OUTBOX_EXPANSION_FUZZ_SEED=$(FIRST_SEED) \
+		tests/parity_test_payload_expansion --log_level=message
 	cd $(BUILD_DIR) && OUTBOX_PARITY_FUZZ_SEEDS=$(SEEDS) OUTBOX_PARITY_FUZZ_FIRST_SEED=$(FIRST_SEED) \
 		OUTBOX_PARITY_FUZZ_ROWS=$(ROWS) tests/parity_test_parity_fuzz --log_level=message
 

@@ -457,6 +457,10 @@ void Importer::import_connector_key(const Setting& s) {
         return skip(s, "the router writes this column mode's values as Debezium's default does not: only " +
                            join_list(*supported) + " (docs/configuration.md, \"Column values\")");
     }
+    if (key == "unavailable.value.placeholder") {
+        top_.emplace_back(key, s.value);
+        return take(s);
+    }
     if (key == "interval.handling.mode" && s.value == "numeric") return skip(s, "the router's only interval mode");
     if (key == "interval.handling.mode" || key == "hstore.handling.mode")
         return skip(s, "the router writes intervals as Debezium's numeric mode, and hstore as PostgreSQL's text");
