@@ -11,6 +11,7 @@
 #include "outbox/config/placement_parser.hpp"
 #include "outbox/config/yaml_entries.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/java_regex.hpp"
 #include "outbox/util/log.hpp"
 #include "outbox/config/topic_creation.hpp"
 #include "outbox/util/topic_name.hpp"
@@ -197,6 +198,38 @@ const char* renamed_debezium_key(std::string_view name) {
 
 enum class OutboxScope { shared, table_override };
 
+// Debezium's message.key.columns: `<schema.table regex>:<column>,<column>;...`.
+std::vector<MessageKeyColumns> message_key_columns(const Entry& e) {
+    std::vector<MessageKeyColumns> items;
+    const std::string text = non_empty_text(e);
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto end = std::min(text.find(';', start), text.size());
+        const std::string item(trim(std::string_view(text).substr(start, end - start)));
+        start = end + 1;
+        if (item.empty()) continue;
+        const auto colon = item.find(':');
+        if (colon == std::string::npos)
+            fail(e.location, e.key + ": \"" + item + "\" is not <schema.table>:<column>,<column>");
+        MessageKeyColumns key{std::string(trim(std::string_view(item).substr(0, colon))), {}};
+        try {
+            JavaPattern check{key.table_pattern};
+        } catch (const JavaRegexError& error) {
+            fail(e.location, e.key + ": \"" + key.table_pattern + "\" as a Java regular expression: " + error.what());
+        }
+        std::size_t at = colon + 1;
+        while (at <= item.size()) {
+            const auto comma = std::min(item.find(',', at), item.size());
+            const std::string column(trim(std::string_view(item).substr(at, comma - at)));
+            if (!column.empty()) key.columns.push_back(column);
+            at = comma + 1;
+        }
+        if (key.columns.empty()) fail(e.location, e.key + ": \"" + item + "\" names no column");
+        items.push_back(std::move(key));
+    }
+    return items;
+}
+
 // The options of one block: the outbox section itself (shared) or a table.overrides entry.
 void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outbox, OutboxScope scope) {
     const auto set = [](std::string& field) { return [&field](const Entry& e) { field = non_empty_text(e); }; };
@@ -262,8 +295,10 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
                  e, {{"ignore", JsonEmptyArrayBehavior::ignore}, {"optional_string", JsonEmptyArrayBehavior::optional_string}});
          }},
     };
-    if (scope == OutboxScope::shared)
+    if (scope == OutboxScope::shared) {
         handlers.push_back({"message.prefix.include.list", [&](const Entry& e) { outbox.message_prefixes = message_prefixes(e); }});
+        handlers.push_back({"message.key.columns", [&](const Entry& e) { outbox.message_key_columns = message_key_columns(e); }});
+    }
 
     for (const Entry& e : entries) {
         const auto handler = std::find_if(handlers.begin(), handlers.end(),
@@ -274,7 +309,8 @@ void read_outbox_options(const std::vector<Entry>& entries, OutboxSettings& outb
             log::warn(e.location.describe() + ": " + e.key + " is accepted for compatibility with Debezium but has no effect: " + why);
         } else if (const char* new_name = renamed_debezium_key(e.name)) {
             fail(e.location, e.key + ": Debezium renamed this option to " + new_name + " (and removed the old name in 2.0)");
-        } else if (scope == OutboxScope::table_override && (e.name == "message.prefix.include.list" || e.name == "table.overrides")) {
+        } else if (scope == OutboxScope::table_override && (e.name == "message.prefix.include.list" ||
+                                                             e.name == "message.key.columns" || e.name == "table.overrides")) {
             fail(e.location, e.key + ": applies to the whole outbox section and cannot be set per table");
         } else {
             std::string known;

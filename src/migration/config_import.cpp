@@ -151,6 +151,7 @@ private:
     std::vector<std::pair<std::string, std::string>> conninfo_;
     Entries postgres_, outbox_, kafka_, top_;
     std::vector<std::pair<std::string, Entries>> overrides_;
+    std::optional<std::string> message_key_columns_;  // a connector key the outbox section carries
     bool outbox_taken_ = false;
 };
 
@@ -457,6 +458,10 @@ void Importer::import_connector_key(const Setting& s) {
         return skip(s, "the router writes this column mode's values as Debezium's default does not: only " +
                            join_list(*supported) + " (docs/configuration.md, \"Column values\")");
     }
+    if (key == "message.key.columns") {
+        message_key_columns_ = s.value;
+        return take(s);
+    }
     if (key == "unavailable.value.placeholder") {
         top_.emplace_back(key, s.value);
         return take(s);
@@ -516,7 +521,9 @@ std::string Importer::emit(const std::string& source_description) const {
             for (const auto& [key, value] : entries) overrides += "      " + key + ": " + yaml_scalar(value) + "\n";
         }
     }
-    section("outbox", outbox_, overrides);
+    Entries outbox = outbox_;
+    if (message_key_columns_) outbox.emplace_back("message.key.columns", *message_key_columns_);
+    section("outbox", outbox, overrides);
     section("kafka", kafka_);
     for (const auto& [key, value] : top_) yaml += key + ": " + yaml_scalar(value) + "\n";
     if (!not_imported_.empty()) {

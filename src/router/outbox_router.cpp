@@ -119,8 +119,10 @@ void OutboxRouter::on_update(const BoundTable& table, const TransactionContext& 
 }
 
 bool OutboxRouter::changes_key(const BoundTable& table, const pgoutput::Update& update) const {
-    if (update.old_tuple_kind != 'K') return false;  // 'O' (REPLICA IDENTITY FULL) flags every column
     const auto& bound = static_cast<const BoundOutboxTable&>(table);
+    // 'O' (REPLICA IDENTITY FULL) flags every column, so only message.key.columns names the key
+    // there; without an old tuple Debezium has no old key, and the UPDATE is an update.
+    if (update.old_tuple_kind != 'K' && !(bound.table().custom_key && update.old_tuple_kind == 'O')) return false;
     for (const auto& column : bound.table().key_columns) {
         if (column.index >= update.old_tuple.size() || column.index >= update.new_tuple.size()) return false;
         const auto& before = update.old_tuple[column.index];

@@ -5,6 +5,7 @@
 
 #include "outbox/config/outbox_columns.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/java_regex.hpp"
 
 namespace outbox::router {
 namespace {
@@ -90,10 +91,25 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
         table.additional.push_back(bound);
     }
     table.key_columns.clear();
+    table.custom_key = false;
+    const auto key_column = [&](std::size_t i) {
+        return OutboxTable::KeyColumn{std::string(columns[i].name), i,
+                                      {value_type(columns[i].type_oid), columns[i].type_modifier, columns[i].type_oid}};
+    };
+    const std::string qualified = table.name.schema + "." + table.name.name;
+    for (const auto& custom : settings.message_key_columns) {
+        if (table.name.schema.empty() || !JavaPattern(custom.table_pattern).matches(qualified)) continue;
+        for (const auto& name : custom.columns) {
+            const auto found = std::find_if(columns.begin(), columns.end(), [&](const auto& c) { return c.name == name; });
+            if (found == columns.end())
+                return BindProblem{BindProblem::Kind::missing, name, "outbox.message.key.columns", "is missing"};
+            table.key_columns.push_back(key_column(static_cast<std::size_t>(found - columns.begin())));
+        }
+        table.custom_key = true;
+        return std::nullopt;
+    }
     for (std::size_t i = 0; i < columns.size(); ++i)
-        if (columns[i].flags & 1)
-            table.key_columns.push_back(
-                {std::string(columns[i].name), i, {value_type(columns[i].type_oid), columns[i].type_modifier, columns[i].type_oid}});
+        if (columns[i].flags & 1) table.key_columns.push_back(key_column(i));
     return std::nullopt;
 }
 

@@ -64,6 +64,13 @@ enum class JsonEmptyArrayBehavior { ignore, optional_string };  // table.json.pa
 
 struct OutboxTableOverride;
 
+// One message.key.columns item: the columns of the record key (instead of the replica identity)
+// of the tables whose schema.table the pattern (a Java regex) matches.
+struct MessageKeyColumns {
+    std::string table_pattern;
+    std::vector<std::string> columns;
+};
+
 // Debezium Outbox Event Router option names and defaults.
 struct OutboxSettings {
     std::string route_by_field = "aggregatetype";
@@ -87,6 +94,7 @@ struct OutboxSettings {
 
     // Set on Config::outbox only (they are not per table).
     std::vector<std::string> message_prefixes;  // message.prefix.include.list; empty: messages are off
+    std::vector<MessageKeyColumns> message_key_columns;  // message.key.columns
     std::vector<OutboxTableOverride> table_overrides;
 
     // The settings in force for `table`: its table.overrides block, else these.

@@ -57,6 +57,9 @@ struct OutboxTable {
         std::optional<Value> default_value = std::nullopt;  // as BoundColumn's, for the key's schema
     };
     std::vector<KeyColumn> key_columns;
+    // message.key.columns names them instead: an UPDATE whose old tuple differs in them (a
+    // column outside the replica identity is NULL there) changes the key.
+    bool custom_key = false;
 
     static OutboxTable for_table(const config::TableName& name);
     static OutboxTable for_message_prefix(std::string_view prefix);
