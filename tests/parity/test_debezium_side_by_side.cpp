@@ -563,6 +563,17 @@ const std::vector<Case>& cases() {
          {"INSERT INTO routing_java.outbox VALUES ('j1', 'alpha_KZ1', 'k1', 'p'), ('j2', 'xyz_kab', 'k1', 'p'), "
           "('j3', 'qqq_k1', 'k1', 'p')"},
          {{"sbs.rj.alpha.1", 1}, {"sbs.rj.xyz.b", 1}, {"qqq_k1", 1}}},
+        // message.key.columns (set on the string connector for this table): the old key is read
+        // from the old tuple, which holds only the primary key, so a primary-key UPDATE changes
+        // the key, {"aggregateid":null} before; an UPDATE of aggregateid alone sends no old tuple
+        // and is an update (dropped by both).
+        {"keycols", "id text PRIMARY KEY, aggregatetype text, aggregateid text, payload text",
+         {{"route.topic.replacement", "sbs.keycols"}},
+         Connector::string,
+         {"INSERT INTO keycols.outbox VALUES ('c1', 'x', 'k1', 'p')",
+          "UPDATE keycols.outbox SET id = 'c2' WHERE id = 'c1'",
+          "UPDATE keycols.outbox SET aggregateid = 'k2'"},
+         {{"sbs.keycols", 2}}},
         // RegexRouter's replaceFirst replaces the first match from the start (here the shorter
         // alternative) and keeps the rest.
         {"routing_first", kBase,
@@ -623,6 +634,8 @@ std::map<std::string, std::string> connector(Connector connector, const std::str
         properties["value.converter"] = "org.apache.kafka.connect.json.JsonConverter";
         properties["value.converter.schemas.enable"] = schemas(connector) ? "true" : "false";
     }
+    // The keycols case's record key (its old key header, which UPDATEs change it).
+    if (connector == Connector::string) properties["message.key.columns"] = "keycols.outbox:aggregateid";
     if (connector == Connector::bytes) {
         properties["value.converter"] = "io.debezium.converters.BinaryDataConverter";
         // Its message events are structs, which BinaryDataConverter cannot write.
@@ -694,7 +707,10 @@ std::string router_outbox(Connector connector) {
         overrides += "    " + c.name + ".outbox:\n";
         for (const auto& [option, value] : c.options) overrides += "      " + option + ": " + yaml_quote(value) + "\n";
     }
-    return std::string("outbox:\n") + (connector == Connector::string ? "  message.prefix.include.list: sbs\n" : "") +
+    return std::string("outbox:\n") +
+           (connector == Connector::string
+                ? "  message.prefix.include.list: sbs\n  message.key.columns: 'keycols.outbox:aggregateid'\n"
+                : "") +
            "  table.overrides:\n" + overrides;
 }
 

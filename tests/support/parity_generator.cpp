@@ -355,6 +355,10 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     const int key_shape = pk_updates ? uniform(key_rng, 0, 2) : 0;
     const bool bigint_id = key_shape == 1 && !uuid_id;
     const ColumnType* second_key = key_shape == 2 ? &pick(key_rng, column_types()) : nullptr;
+    // The moved row's payload stored out of line (TOAST, no compression): the UPDATE leaves it
+    // unchanged, so pgoutput does not send it and both write unavailable.value.placeholder.
+    Rng toast_rng(static_cast<std::uint64_t>(seed) * 6151 + 5);
+    const bool toasted = pk_updates && chance(toast_rng, 0.5);
     fc.columns = std::string("id ") + (uuid_id ? "uuid" : bigint_id ? "bigint" : "text") +
                  (pk_updates && !second_key ? " PRIMARY KEY" : " NOT NULL") +
                  ", aggregatetype text NOT NULL, aggregateid text NOT NULL, payload " + (jsonb_payload ? "jsonb" : "text");
@@ -408,6 +412,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
             // Text that is not JSON (no leading blank before JSON: documented).
             payload = dollar_quoted("p" + random_text(rng, 5));
         }
+        if (toasted && r == 0)
+            payload = jsonb_payload ? "jsonb_build_object('big', repeat(md5('" + id + "'), 100))" : "repeat(md5('" + id + "'), 100)";
         std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
         for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
@@ -419,6 +425,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
             statement.clear();
         }
     }
+    if (toasted)
+        fc.statements.insert(fc.statements.begin(), "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL");
     if (pk_updates) {
         // Move one row to a new key: Debezium's delete is dropped, its create routed.
         std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);

@@ -42,9 +42,9 @@ struct FuzzCase {
 };
 
 FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
-// `rows` INSERTs (and maybe a primary-key UPDATE, of a text, uuid, bigint or composite key) into a
-// table whose columns, options and values fit `connector` (values Debezium cannot represent in
-// its modes are left out).
+// `rows` INSERTs (and maybe a primary-key UPDATE, of a text, uuid, bigint or composite key, of a
+// row whose payload is stored out of line and left unchanged) into a table whose columns, options
+// and values fit `connector` (values Debezium cannot represent in its modes are left out).
 FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows);
 
 }  // namespace outbox::test
