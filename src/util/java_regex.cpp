@@ -211,6 +211,18 @@ private:
     std::vector<char32_t> p_;
     std::size_t pos_ = 0;
     std::set<std::string> names_;
+    std::size_t depth_ = 0;  // groups and classes open: the translation recurses once per level
+
+    // Bounds the recursion, so that no pattern exhausts the stack.
+    struct Nested {
+        explicit Nested(Translator& t) : t_(t) {
+            if (++t_.depth_ > 200) t_.refuse("nesting groups and classes deeper than 200 levels");
+        }
+        ~Nested() { --t_.depth_; }
+        Nested(const Nested&) = delete;
+        Nested& operator=(const Nested&) = delete;
+        Translator& t_;
+    };
 
     bool at_end() const { return pos_ >= p_.size(); }
     char32_t peek(std::size_t ahead = 0) const { return pos_ + ahead < p_.size() ? p_[pos_ + ahead] : 0; }
@@ -325,6 +337,7 @@ private:
     }
 
     std::string group(Flags& flags) {
+        const Nested nested(*this);
         Flags inner = flags;
         std::string open = "(";
         if (peek() == '?') {
@@ -566,6 +579,7 @@ private:
     // After '[' (consume: the class ends with its own ']', else it is an intersection's right
     // operand that ends before the enclosing class's ']'). Java's Pattern.clazz().
     CharSet character_class(const Flags& flags, bool consume) {
+        const Nested nested(*this);
         bool negated = false;
         if (peek() == '^' && pos_ > 0 && p_[pos_ - 1] == '[') {
             ++pos_;

@@ -251,7 +251,12 @@ BOOST_AUTO_TEST_CASE(debezium_and_the_router_write_the_same_records_for_generate
             }
         }
     }
-    std::string summary = "parity fuzz: " + std::to_string(run.cases.size()) + " cases, " + std::to_string(rows) +
+    const auto toasted = std::count_if(run.cases.begin(), run.cases.end(), [](const FuzzCase& c) {
+        return std::any_of(c.statements.begin(), c.statements.end(),
+                           [](const std::string& s) { return s.find("STORAGE EXTERNAL") != std::string::npos; });
+    });
+    std::string summary = "parity fuzz: " + std::to_string(run.cases.size()) + " cases (" + std::to_string(toasted) +
+                          " moving a row whose payload is stored out of line), " + std::to_string(rows) +
                           " records, " + std::to_string(identical) + " identical, " + std::to_string(documented) +
                           " differing only as documented, " + std::to_string(unexplained) + " undocumented differences (" + std::to_string(key_changes) +
                           " records of a primary-key UPDATE among them)";

@@ -236,8 +236,8 @@ BOOST_AUTO_TEST_CASE(debezium_and_the_router_expand_generated_payloads_alike) {
                 continue;
             }
             // Merged array objects list their fields in another order (Debezium: a hash set's).
-            if (ours[k] != expected[k] && ours[k] && expected[k] && k < 2) {
-                const auto known = outbox::test::documented_differences(*ours[k], *expected[k], {true, k == 1, true});
+            if (ours[k] != expected[k] && ours[k] && expected[k]) {
+                const auto known = outbox::test::documented_differences(*ours[k], *expected[k], {k < 2, k == 1, true});
                 if (known && known->count(outbox::test::kMergedFieldOrder) == known->size() && !known->empty()) {
                     ++documented;
                     continue;

@@ -93,6 +93,11 @@ BOOST_AUTO_TEST_CASE(the_regex_is_read_as_java_reads_it) {
             BOOST_TEST(contains(e.what(), "is not supported"), e.what());
         }
     }
+    // Nesting is bounded: no pattern exhausts the stack.
+    BOOST_CHECK_THROW(TopicRouter(std::string(100000, '(') + std::string(100000, ')'), "x", kRegexAt, kReplacementAt),
+                      ConfigError);
+    BOOST_CHECK_THROW(TopicRouter(std::string(100000, '[') + "a" + std::string(100000, ']'), "x", kRegexAt, kReplacementAt),
+                      ConfigError);
     // What Java refuses, the router refuses.
     for (const char* invalid : {"a{", "*a", "\\y", "[a", "x{2,1}", "(?<a_b>x)"})
         BOOST_CHECK_THROW(TopicRouter(invalid, "x", kRegexAt, kReplacementAt), ConfigError);
