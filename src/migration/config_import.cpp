@@ -183,6 +183,14 @@ void Importer::import_transforms() {
 // TopicNameMatches that names one table's change topic (<topic.prefix>.<schema>.<table>).
 void Importer::import_event_router(const std::string& name, std::vector<const Setting*> options) {
     const std::string prefix = "transforms." + name + ".";
+    // Connect applies transforms in order: after an EventRouter for every table, a record is
+    // already routed (no change event), and a later EventRouter passes it through.
+    if (outbox_taken_) {
+        for (const Setting* s : options)
+            skip(*s, "EventRouter \"" + name + "\" comes after one that applies to every table, which routes each "
+                     "record first: Connect hands it routed records, which it passes through");
+        return;
+    }
     std::optional<std::string> table;
     const std::string predicate = value_of(prefix + "predicate");
     if (!predicate.empty()) {
@@ -204,10 +212,6 @@ void Importer::import_event_router(const std::string& name, std::vector<const Se
                              "outbox.table.overrides by hand");
             return;
         }
-    } else if (outbox_taken_) {
-        for (const Setting* s : options)
-            skip(*s, "a second EventRouter for every table; the router applies one (or one per table)");
-        return;
     }
     Entries entries;
     for (const Setting* s : options) {
@@ -513,15 +517,31 @@ std::string Importer::emit(const std::string& source_description) const {
     Entries postgres = postgres_;
     if (!conninfo.empty()) postgres.insert(postgres.begin(), {"conninfo", conninfo});
     section("postgres", postgres);
+    // A table an EventRouter with a predicate routes is routed by that one alone (a later
+    // EventRouter passes the routed record through), so the shared block, which overrides
+    // inherit, must not carry the EventRouter for every table: that one becomes an override of
+    // each other listed table.
+    auto table_overrides = overrides_;
+    Entries outbox = outbox_;
+    if (!overrides_.empty() && !outbox_.empty()) {
+        for (const auto& [key, value] : postgres_) {
+            if (key != "table.include.list") continue;
+            for (const auto& table : split_commas(value)) {
+                const bool own = std::any_of(overrides_.begin(), overrides_.end(),
+                                             [&](const auto& o) { return o.first == table; });
+                if (!own) table_overrides.emplace_back(table, outbox_);
+            }
+            outbox.clear();
+        }
+    }
     std::string overrides;
-    if (!overrides_.empty()) {
+    if (!table_overrides.empty()) {
         overrides = "  table.overrides:\n";
-        for (const auto& [table, entries] : overrides_) {
+        for (const auto& [table, entries] : table_overrides) {
             overrides += "    " + yaml_scalar(table) + ":\n";
             for (const auto& [key, value] : entries) overrides += "      " + key + ": " + yaml_scalar(value) + "\n";
         }
     }
-    Entries outbox = outbox_;
     if (message_key_columns_) outbox.emplace_back("message.key.columns", *message_key_columns_);
     section("outbox", outbox, overrides);
     section("kafka", kafka_);

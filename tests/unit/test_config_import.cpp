@@ -93,6 +93,45 @@ BOOST_AUTO_TEST_CASE(debeziums_outbox_example_imports_to_a_config_the_router_loa
     BOOST_TEST(imported.yaml.find("# Not imported:") != std::string::npos);
 }
 
+// Connect's transform chain: an EventRouter with a predicate routes its table's records, and a
+// later EventRouter for every table passes them through (they are no change events any more), so
+// the predicated table does not inherit the later one's options; an EventRouter after one for
+// every table never sees a change event.
+BOOST_AUTO_TEST_CASE(event_routers_in_a_chain_apply_as_connect_applies_them) {
+    const auto imported = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "shop", "topic.prefix": "shop",
+        "table.include.list": "sales.outbox,billing.outbox,crm.outbox",
+        "transforms": "sales,all,late",
+        "transforms.sales.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.sales.predicate": "isSales",
+        "transforms.sales.route.by.field": "kind",
+        "transforms.all.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.all.table.fields.additional.placement": "type:header:eventType",
+        "transforms.late.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.late.predicate": "isCrm",
+        "transforms.late.table.field.event.key": "crm_id",
+        "predicates": "isSales,isCrm",
+        "predicates.isSales.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+        "predicates.isSales.pattern": "shop\\.sales\\.outbox",
+        "predicates.isCrm.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+        "predicates.isCrm.pattern": "shop\\.crm\\.outbox"})");
+    BOOST_TEST_MESSAGE(imported.yaml);
+    const auto config = load(imported);
+    const auto& sales = config.outbox.for_table({"sales", "outbox"});
+    BOOST_TEST(sales.route_by_field == "kind");
+    BOOST_TEST(sales.additional_fields.empty());  // the later EventRouter's header is not Debezium's here
+    for (const char* other : {"billing", "crm"}) {
+        const auto& settings = config.outbox.for_table({other, "outbox"});
+        BOOST_TEST(settings.additional_fields.size() == 1u);
+        BOOST_TEST(settings.field_event_key == "aggregateid");  // `late` never sees a change event
+    }
+    bool late_listed = false;
+    for (const auto& n : imported.not_imported)
+        if (n.key == "transforms.late.table.field.event.key")
+            late_listed = n.reason.find("comes after one that applies to every table") != std::string::npos;
+    BOOST_TEST(late_listed);
+}
+
 BOOST_AUTO_TEST_CASE(event_routers_chosen_by_topic_predicates_become_table_overrides) {
     const auto imported = import_text(R"({"name": "orders", "config": {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",

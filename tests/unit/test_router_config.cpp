@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(other_unknown_keys_are_errors_and_renamed_debezium_keys_say
     const std::string unknown = error_of({"route.topic.prefix: x"});
     BOOST_TEST(
         unknown.starts_with("router.yaml:6: outbox.route.topic.prefix: unknown key (expected one of: route.by.field,"));
-    BOOST_TEST(contains(unknown, "message.prefix.include.list, table.overrides;"));
+    BOOST_TEST(contains(unknown, "message.prefix.include.list, message.key.columns, table.overrides;"));
     BOOST_TEST(error_of({"debezium.expand.json.payload: true"}) ==
                "router.yaml:6: outbox.debezium.expand.json.payload: Debezium renamed this option to "
                "table.expand.json.payload (and removed the old name in 2.0)");
