@@ -159,7 +159,6 @@ const Ranges kHorizontalSpace = {{'\t', '\t'}, {' ', ' '},       {0xA0, 0xA0},  
                                  {0x180E, 0x180E}, {0x2000, 0x200A}, {0x202F, 0x202F}, {0x205F, 0x205F},
                                  {0x3000, 0x3000}};
 const Ranges kVerticalSpace = {{'\n', '\r'}, {0x85, 0x85}, {0x2028, 0x2029}};
-const Ranges kLineTerminators = {{'\n', '\n'}, {'\r', '\r'}, {0x85, 0x85}, {0x2028, 0x2029}};
 
 // Java's US-ASCII POSIX classes (\p{Lower} ...), and its Latin-1 and ASCII ranges.
 std::optional<Ranges> posix_class(const std::string& name, const Flags& flags) {
