@@ -60,12 +60,7 @@ Health::Verdict Health::readiness() const {
         verdict.detail += "kafka: not checked yet\n";
         return verdict;
     }
-    std::string problem;
-    try {
-        problem = kafka_probe_();
-    } catch (const std::exception& e) {
-        problem = e.what();
-    }
+    const std::string problem = probe_kafka();
     if (problem.empty()) {
         verdict.detail += "kafka: reachable\n";
     } else {
@@ -73,6 +68,24 @@ Health::Verdict Health::readiness() const {
         verdict.detail += "kafka: unreachable: " + problem + "\n";
     }
     return verdict;
+}
+
+bool Health::ready_without_waiting() const {
+    if (!streaming()) return false;
+    std::unique_lock lock(probe_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return kafka_answered_.load(std::memory_order_relaxed);
+    return kafka_probe_ && probe_kafka().empty();
+}
+
+std::string Health::probe_kafka() const {
+    std::string problem;
+    try {
+        problem = kafka_probe_();
+    } catch (const std::exception& e) {
+        problem = e.what();
+    }
+    kafka_answered_.store(problem.empty(), std::memory_order_relaxed);
+    return problem;
 }
 
 }  // namespace outbox::observability

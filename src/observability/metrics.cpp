@@ -55,10 +55,10 @@ Metrics::Metrics()
     registry_.gauge_function("outbox_router_streaming", "1 while streaming from PostgreSQL.",
                              [this] { return health.streaming() ? 1 : 0; });
     // /readyz as a series, so that an alert sees what the probe sees (its Kafka metadata request
-    // runs at each scrape, as at each probe).
+    // runs at each scrape, as at each probe, unless a probe is running already).
     registry_.gauge_function("outbox_router_ready",
                              "1 when /readyz answers 200: streaming from PostgreSQL and Kafka answering.",
-                             [this] { return health.readiness().ok ? 1 : 0; });
+                             [this] { return health.ready_without_waiting() ? 1 : 0; });
     // Restarts show as changes of this value, whatever restarted the process.
     const std::int64_t started = std::time(nullptr);
     registry_.gauge_function("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.",

@@ -68,6 +68,9 @@ public:
 
     Verdict liveness() const;
     Verdict readiness() const;  // streaming and Kafka reachable
+    // readiness().ok for a metrics scrape: while a probe runs for another request, the Kafka half
+    // is that probe's last answer instead of a second wait behind it.
+    bool ready_without_waiting() const;
 
 private:
     const std::chrono::milliseconds stall_after_;
@@ -79,6 +82,9 @@ private:
     mutable std::mutex probe_mutex_;  // held while the probe runs: see ProbeRegistration
     KafkaProbe kafka_probe_;
     std::uint64_t probe_generation_ = 0;
+    mutable std::atomic<bool> kafka_answered_{false};  // the last probe's answer
+
+    std::string probe_kafka() const;  // with probe_mutex_ held: why Kafka does not answer, or empty
 };
 
 }  // namespace outbox::observability
