@@ -13,6 +13,7 @@
 #include "harness.hpp"
 #include "outbox_source.hpp"
 #include "queued_backlog.hpp"
+#include "tcp_proxy.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
@@ -155,6 +156,32 @@ BOOST_AUTO_TEST_CASE(a_refused_start_names_the_slot_and_the_servers_reason) {
     const std::regex database_names("refused_[0-9]+");
     BOOST_TEST(missing[0] == missing[1]);
     BOOST_TEST(std::regex_replace(busy[0], database_names, "db") == std::regex_replace(busy[1], database_names, "db"));
+}
+
+// A path that stops carrying anything (a stalled proxy still acknowledges TCP) while start()
+// awaits an answer: given up within the answer limit, the wait reported meanwhile, since the
+// server, asked through the same path, cannot say it is working on the statement either.
+BOOST_AUTO_TEST_CASE(a_start_that_gets_no_answer_is_given_up_after_the_limit) {
+    const auto source = outbox_source("unanswered");
+    TcpProxy proxy(postgres().port());
+    std::string conninfo = postgres().plain_conninfo(source.db);
+    const std::string direct_port = "port=" + std::to_string(postgres().port());
+    conninfo.replace(conninfo.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
+    replication::PgConnection connection(conninfo, replication::PgConnection::Mode::logical_replication,
+                                         [](int socket, bool for_write) {
+                                             pollfd ready{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+                                             return poll(&ready, 1, -1) >= 0;
+                                         });
+    int reports = 0;
+    connection.bound_answers({2s, [&](std::string_view, std::chrono::milliseconds) { return ++reports > 0; }});
+    const int server_version = connection.server_version();
+    replication::ReplicationStream stream(std::move(connection));
+    proxy.stall();
+    const auto error = error_of<TransientError>([&] { stream.start(source.db, source.db, server_version); });
+    proxy.resume();
+    BOOST_TEST(error.starts_with("postgres: no answer to SET DateStyle within "), error);
+    BOOST_TEST(contains(error, "the server does not say it is working on it"), error);
+    BOOST_TEST(reports >= 2);  // a report a second, the limit being 2 s
 }
 
 // An error the walsender raises while streaming ends the stream for good, with its cause.
