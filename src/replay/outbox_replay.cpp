@@ -100,7 +100,7 @@ ReplayResult replay(const config::Config& config, const ReplayRange& range,
         router.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
             return pipeline::read_column_catalog(conninfo, relid, table);
         });
-    ReplayPublisher publisher(config, stopping);
+    ReplayPublisher publisher(config, stopping, note);
 
     // One snapshot for every table; the cursors need a transaction anyway.
     connection.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "starting the replay's transaction");

@@ -1,6 +1,7 @@
 #include "outbox/replay/replay_publisher.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "outbox/util/errors.hpp"
 
@@ -15,12 +16,17 @@ config::KafkaSettings without_transactions(config::KafkaSettings settings) {
 }
 
 constexpr int kServeMs = 100;
+// A wait for Kafka this long is noted, and again as often, so that a paused broker is told
+// from a hung replay.
+constexpr auto kNoteEvery = std::chrono::seconds(10);
 
 }  // namespace
 
-ReplayPublisher::ReplayPublisher(const config::Config& config, std::function<bool()> stopping)
+ReplayPublisher::ReplayPublisher(const config::Config& config, std::function<bool()> stopping,
+                                 std::function<void(const std::string&)> note)
     : config_(config),
       stopping_(std::move(stopping)),
+      note_(std::move(note)),
       producer_(without_transactions(config.kafka), "", [this](const kafka::DeliveryReport& report) {
           --messages_in_flight_;
           bytes_in_flight_ -= std::min(bytes_in_flight_, report.size);
@@ -47,9 +53,23 @@ void ReplayPublisher::throw_if_stopped(std::string_view waiting_for) const {
                              " acknowledged)");
 }
 
+void ReplayPublisher::note_wait(std::string_view waiting_for) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!waiting_since_) {
+        waiting_since_ = last_note_ = now;
+        return;
+    }
+    if (now - last_note_ < kNoteEvery) return;
+    last_note_ = now;
+    note_("waited " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - *waiting_since_).count()) +
+          " s for " + std::string(waiting_for) + ": " + std::to_string(handed_over_) + " records handed to Kafka, " +
+          std::to_string(acknowledged_) + " acknowledged");
+}
+
 // One wait of at most kServeMs for delivery reports: a stop is acted on at least that often.
 void ReplayPublisher::serve_waiting(std::string_view waiting_for) {
     throw_if_stopped(waiting_for);
+    note_wait(waiting_for);
     producer_.serve(kServeMs);
     throw_if_failed();
 }
@@ -67,6 +87,7 @@ void ReplayPublisher::publish(const kafka::Record& record, const std::string& ro
         // librdkafka's queue is smaller than the in-flight limits (queue.buffering.max.*).
         serve_waiting("room in librdkafka's queue");
     }
+    waiting_since_.reset();
     ++handed_over_;
     ++messages_in_flight_;
     bytes_in_flight_ += kafka::record_size(record);
@@ -75,6 +96,7 @@ void ReplayPublisher::publish(const kafka::Record& record, const std::string& ro
 void ReplayPublisher::finish() {
     while (messages_in_flight_ > 0) {
         throw_if_stopped("Kafka to acknowledge the last records");
+        note_wait("Kafka to acknowledge the last records");
         producer_.flush(kServeMs);
         throw_if_failed();
     }

@@ -62,26 +62,38 @@ std::vector<int> seqs_in_order(const std::string& topic, std::size_t expected) {
 }  // namespace
 
 // librdkafka's queue holds 100,000 records by default; a paused broker acknowledges nothing, so a
-// larger range fills it. Replay waits for room as the stream does, and reads the rows through a
-// cursor rather than all at once.
+// larger range fills it. Replay waits, as the stream does: at the in-flight limit (as large as
+// that queue by default) and, when librdkafka's queue is set smaller, for room in it. It reads
+// the rows through a cursor rather than all at once.
 BOOST_AUTO_TEST_CASE(a_range_larger_than_librdkafkas_queue_is_replayed_whole_across_a_paused_broker) {
-    constexpr int kRows = 120000;
+    constexpr int kRows = 120000, kSmallQueueRows = 5000;
     const auto db = create_outbox_database("large");
-    Sql(postgres().conninfo(db))
-        .exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) SELECT md5(i::text)::uuid, 'Order', "
-              "'key-' || (i % 7), 'Created', jsonb_build_object('seq', i) FROM generate_series(0, " +
-              std::to_string(kRows - 1) + ") i");
+    const auto small = create_outbox_database("smallqueue");
+    const std::string rows = "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) SELECT md5(i::text)::uuid, "
+                             "'Order', 'key-' || (i % 7), 'Created', jsonb_build_object('seq', i) FROM generate_series(0, ";
+    Sql(postgres().conninfo(db)).exec(rows + std::to_string(kRows - 1) + ") i");
+    Sql(postgres().conninfo(small)).exec(rows + std::to_string(kSmallQueueRows - 1) + ") i");
     const auto config = write_config("large", replay_config(db, "large.events"));
+    const auto small_queue =
+        write_config("smallqueue", replay_config(small, "smallqueue.events", "  queue.buffering.max.messages: 1000\n"));
     real_kafka().node(1).pause();
-    std::string output;
+    std::string output, small_output;
     auto replayed = std::async(std::launch::async, [&] { return replay(config, std::string("--ids ") + kEveryId, output); });
-    const bool ended_while_paused = replayed.wait_for(8s) == std::future_status::ready;
+    auto small_replayed = std::async(std::launch::async, [&] {
+        return replay(small_queue, std::string("--ids ") + kEveryId, small_output);
+    });
+    // Neither can end while the broker acknowledges nothing, unless it fails.
+    const bool ended_while_paused = replayed.wait_for(8s) == std::future_status::ready ||
+                                    small_replayed.wait_for(0s) == std::future_status::ready;
     real_kafka().node(1).resume();
-    BOOST_TEST(!ended_while_paused, output);
+    BOOST_TEST(!ended_while_paused, output << small_output);
     BOOST_TEST(replayed.get() == 0, output);
     BOOST_TEST(contains(output, "replayed 120000 rows, 120000 records acknowledged by Kafka"), output);
-    BOOST_TEST(!contains(output, "Queue full"), output);
+    BOOST_TEST(small_replayed.get() == 0, small_output);
+    BOOST_TEST(contains(small_output, "replayed 5000 rows, 5000 records acknowledged by Kafka"), small_output);
+    BOOST_TEST(!contains(output + small_output, "Queue full"), output << small_output);
     BOOST_TEST(sequences_in("large.events", kRows).size() == static_cast<std::size_t>(kRows));
+    BOOST_TEST(sequences_in("smallqueue.events", kSmallQueueRows).size() == static_cast<std::size_t>(kSmallQueueRows));
 }
 
 // A transactional producer refuses records outside a transaction ("Erroneous state"), and the

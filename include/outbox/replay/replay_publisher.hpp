@@ -1,7 +1,9 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,10 +18,12 @@ namespace outbox::replay {
 // refused by a transactional producer), holding no more unacknowledged records than the stream
 // does (max.inflight.messages / max.inflight.bytes) and waiting, as the stream does, for room in
 // librdkafka's queue while Kafka is slow or paused. `stopping` (a shutdown request) ends every
-// wait; so does a delivery that failed or expired (message.timeout.ms).
+// wait; so does a delivery that failed or expired (message.timeout.ms). A long wait is told to
+// `note` every 10 s.
 class ReplayPublisher {
 public:
-    ReplayPublisher(const config::Config& config, std::function<bool()> stopping);
+    ReplayPublisher(const config::Config& config, std::function<bool()> stopping,
+                    std::function<void(const std::string&)> note);
     ReplayPublisher(const ReplayPublisher&) = delete;
     ReplayPublisher& operator=(const ReplayPublisher&) = delete;
 
@@ -35,11 +39,15 @@ public:
 private:
     bool full() const;
     void throw_if_stopped(std::string_view waiting_for) const;
+    void note_wait(std::string_view waiting_for);
     void serve_waiting(std::string_view waiting_for);
     void throw_if_failed() const;
 
     const config::Config& config_;
     std::function<bool()> stopping_;
+    std::function<void(const std::string&)> note_;
+    std::optional<std::chrono::steady_clock::time_point> waiting_since_;  // of the current wait
+    std::chrono::steady_clock::time_point last_note_{};
     std::size_t handed_over_ = 0;
     std::size_t acknowledged_ = 0;
     std::size_t messages_in_flight_ = 0;
