@@ -1,7 +1,13 @@
 #define BOOST_TEST_MODULE replay
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <fstream>
+#include <sstream>
 #include <future>
 #include <string>
 #include <thread>
@@ -58,6 +64,50 @@ std::vector<int> seqs_in_order(const std::string& topic, std::size_t expected) {
     for (const auto& record : read_topic(kafka_servers(), topic, expected)) seqs.push_back(seq_of(record));
     return seqs;
 }
+
+// `outbox-router replay --config CONFIG --ids <every id>` in the background, its output in a file.
+class ReplayProcess {
+public:
+    explicit ReplayProcess(const std::string& config_path)
+        : log_path_(work_dir() + "/replay-" + std::to_string(getpid()) + "-" + std::to_string(++started_) + ".log") {
+        pid_ = fork();
+        if (pid_ == 0) {
+            const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(log, STDOUT_FILENO);
+            dup2(log, STDERR_FILENO);
+            execl(OUTBOX_ROUTER_BINARY, "outbox-router", "replay", "--config", config_path.c_str(), "--ids", kEveryId,
+                  static_cast<char*>(nullptr));
+            _exit(127);
+        }
+    }
+    ~ReplayProcess() {
+        if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    ReplayProcess(const ReplayProcess&) = delete;
+    ReplayProcess& operator=(const ReplayProcess&) = delete;
+
+    std::string output() const {
+        std::ostringstream text;
+        text << std::ifstream(log_path_).rdbuf();
+        return text.str();
+    }
+    // Sends `signal` and returns the exit status (128 + the signal if it killed the process).
+    int stop(int signal) {
+        kill(pid_, signal);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+private:
+    static inline int started_ = 0;
+    std::string log_path_;
+    pid_t pid_ = -1;
+};
 
 }  // namespace
 
@@ -154,4 +204,23 @@ BOOST_AUTO_TEST_CASE(with_commit_timestamps_overlapping_transactions_are_replaye
     BOOST_TEST(replay(config, std::string("--ids ") + kEveryId, output) == 0, output);
     BOOST_TEST(!contains(output, "not commit order"), output);
     BOOST_TEST((seqs_in_order("commitorder.events", 2) == std::vector<int>{1, 0}));
+}
+
+// A replay waiting for a paused broker is not stuck for SIGTERM: it says how long it has waited,
+// and a stop ends the wait with exit 1 and how far it got.
+BOOST_AUTO_TEST_CASE(a_stop_ends_a_replays_wait_for_a_paused_broker) {
+    const auto db = create_outbox_database("stopped");
+    Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 2000, 7));
+    const auto config =
+        write_config("stopped", replay_config(db, "stopped.events", "  queue.buffering.max.messages: 1000\n"));
+    real_kafka().node(1).pause();
+    ReplayProcess replay(config);
+    const bool noted = wait_until([&] { return contains(replay.output(), "s for room in librdkafka's queue"); }, 60s);
+    const int status = replay.stop(SIGTERM);
+    real_kafka().node(1).resume();
+    BOOST_TEST(noted, replay.output());
+    BOOST_TEST(status == 1, replay.output());
+    BOOST_TEST(contains(replay.output(), "replay: stopped while waiting for room in librdkafka's queue, after handing 1000 "
+                                         "records to Kafka (0 acknowledged)"),
+               replay.output());
 }
