@@ -102,7 +102,11 @@ ReplayResult replay(const config::Config& config, const ReplayRange& range,
         });
     ReplayPublisher publisher(config, stopping, note);
 
-    // One snapshot for every table; the cursors need a transaction anyway.
+    // One snapshot for every table; the cursors need a transaction anyway. It stays idle between
+    // fetches while Kafka is waited for, which a server-wide idle or transaction timeout must not
+    // take for an abandoned session.
+    connection.exec("SET idle_in_transaction_session_timeout = 0", "SET idle_in_transaction_session_timeout");
+    if (connection.server_version() >= 170000) connection.exec("SET transaction_timeout = 0", "SET transaction_timeout");
     connection.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "starting the replay's transaction");
     ReplayResult result;
     for (const auto& table : config.postgres.tables) {

@@ -114,7 +114,8 @@ private:
 // librdkafka's queue holds 100,000 records by default; a paused broker acknowledges nothing, so a
 // larger range fills it. Replay waits, as the stream does: at the in-flight limit (as large as
 // that queue by default) and, when librdkafka's queue is set smaller, for room in it. It reads
-// the rows through a cursor rather than all at once.
+// the rows through a cursor rather than all at once, in a transaction that a server's
+// idle_in_transaction_session_timeout does not end while Kafka is waited for.
 BOOST_AUTO_TEST_CASE(a_range_larger_than_librdkafkas_queue_is_replayed_whole_across_a_paused_broker) {
     constexpr int kRows = 120000, kSmallQueueRows = 5000;
     const auto db = create_outbox_database("large");
@@ -123,6 +124,8 @@ BOOST_AUTO_TEST_CASE(a_range_larger_than_librdkafkas_queue_is_replayed_whole_acr
                              "'Order', 'key-' || (i % 7), 'Created', jsonb_build_object('seq', i) FROM generate_series(0, ";
     Sql(postgres().conninfo(db)).exec(rows + std::to_string(kRows - 1) + ") i");
     Sql(postgres().conninfo(small)).exec(rows + std::to_string(kSmallQueueRows - 1) + ") i");
+    // Between fetches the replay's transaction is idle while Kafka is waited for: not abandoned.
+    Sql(postgres().conninfo(small)).exec("ALTER DATABASE " + small + " SET idle_in_transaction_session_timeout = '1s'");
     const auto config = write_config("large", replay_config(db, "large.events"));
     const auto small_queue =
         write_config("smallqueue", replay_config(small, "smallqueue.events", "  queue.buffering.max.messages: 1000\n"));
