@@ -41,13 +41,20 @@ bench_init() {  # NAME
   trap bench_cleanup EXIT
 }
 
+# Sends SIGTERM to PID and reaps it, whatever its exit status: a real broker exits 143 on SIGTERM,
+# and under set -e a failing status would end the EXIT trap before the steps after it.
+stop_process() {  # PID (may be empty)
+  [ -n "$1" ] || return 0
+  kill -TERM "$1" 2>/dev/null || return 0
+  wait "$1" 2>/dev/null || true
+}
+
 bench_cleanup() {
-  [ -n "${router_pid:-}" ] && kill -TERM "$router_pid" 2>/dev/null && wait "$router_pid" 2>/dev/null
-  [ -n "${relay_pid:-}" ] && kill -TERM "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null
-  [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && wait "$kafka_pid" 2>/dev/null
-  [ -n "${port:-}" ] && "$scripts/pg-cluster.sh" stop "$out/pg"
-  [ -n "${kdc_pid:-}" ] && kill -TERM "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
-  true
+  stop_process "${router_pid:-}"
+  stop_process "${relay_pid:-}"
+  stop_process "${kafka_pid:-}"
+  if [ -n "${port:-}" ]; then "$scripts/pg-cluster.sh" stop "$out/pg" || true; fi
+  stop_process "${kdc_pid:-}"
 }
 
 now() { date +%s.%N; }
@@ -230,7 +237,7 @@ kafka_start_real() {
 
 kafka_stop() {
   # A real broker exits 143 on SIGTERM; that is its clean stop, not a failure of the run.
-  [ -n "${kafka_pid:-}" ] && kill -TERM "$kafka_pid" 2>/dev/null && { wait "$kafka_pid" 2>/dev/null || true; }
+  stop_process "${kafka_pid:-}"
   kafka_pid=
 }
 

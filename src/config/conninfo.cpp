@@ -108,6 +108,16 @@ std::vector<Setting> key_values(std::string_view text) {
     }
 }
 
+// A database name holding "://" or "@" is most likely a connection URL libpq does not read (only
+// postgresql:// and postgres:// are its own), and the server's "database ... does not exist"
+// would echo it, password included.
+void check_database_name(std::string_view name, const std::string& what) {
+    if (name.find("://") == std::string_view::npos && name.find('@') == std::string_view::npos) return;
+    throw Unreadable{what + " holds \"://\" or \"@\", as a connection URL does: libpq reads only postgresql:// "
+                     "and postgres:// URLs (not, e.g., SQLAlchemy's postgresql+psycopg2://) and would take this one "
+                     "for a database name; write it as postgresql://... or as host=... dbname=... settings"};
+}
+
 void check_no_nul(std::string_view value, const std::string& what) {
     if (value.find('\0') != std::string_view::npos)
         throw Unreadable{what + " holds a NUL character, which libpq cannot take"};
@@ -131,12 +141,14 @@ std::string normalized(const std::string& text, bool expand, const std::string& 
     if (text.find('=') == std::string::npos) {
         const std::string name = expand ? expand_references(text, key, where) : text;
         check_no_nul(name, "the database name");
+        check_database_name(name, "the text (without '=', so a database name to libpq)");
         return "dbname=" + conninfo_value(name);
     }
     std::string conninfo;
     for (const auto& [keyword, value] : key_values(text)) {
         const std::string expanded = expand ? expand_references(value, key, where) : value;
         check_no_nul(expanded, "the value of " + keyword);
+        if (keyword == "dbname") check_database_name(expanded, "the value of dbname");
         conninfo += (conninfo.empty() ? "" : " ") + keyword + "=" + conninfo_value(expanded);
     }
     if (!parsed(conninfo)) throw Unreadable{"libpq cannot read it"};

@@ -26,7 +26,7 @@ constexpr int kFramesPerTurn = 4096;
 // at a shutdown request: SIGTERM must not wait on a server that stopped answering. Connecting
 // gives up at `deadline` (when set): a connection that is accepted and then never answered
 // (a stalled proxy) would wait for ever. They wake every second to report progress to /healthz,
-// which says what they wait for.
+// which says what they wait for. Each statement's answer is bounded by bound_answers().
 bool wait_unless_stopping(int socket, bool for_write, std::optional<std::chrono::steady_clock::time_point> deadline,
                           observability::Health& health) {
     pollfd fds[2] = {{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0}, {ShutdownSignal::fd(), POLLIN, 0}};
@@ -151,6 +151,11 @@ void Pipeline::connect() {
             return wait_unless_stopping(socket, for_write, connecting_until_, metrics_.health);
         });
     connecting_until_.reset();
+    connection.bound_answers({std::chrono::milliseconds(config_.postgres.receive_timeout_ms), [this](auto what, auto) {
+                                  metrics_.health.set_waiting_for("PostgreSQL: " + std::string(what));
+                                  metrics_.health.mark_progress();
+                                  return !ShutdownSignal::requested();
+                              }});
     replication::SourceSetup setup(config_, connection, replication::SourceSetup::Mode::apply);
     setup.run(core_.source());
     ConnectionSlots slots(*this, setup);

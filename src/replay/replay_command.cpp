@@ -3,6 +3,7 @@
 #include <string>
 
 #include "outbox/config/config.hpp"
+#include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replay/outbox_replay.hpp"
 #include "outbox/util/log.hpp"
 
@@ -49,9 +50,15 @@ int run_replay_command(int argc, char** argv) {
     }
     try {
         const auto config = config::load_config(config_path);
-        const auto result = replay(config, range, [](const std::string& line) { std::cerr << "replay: " << line << "\n"; });
-        std::cout << "replayed " << result.rows << " rows, " << result.published << " records acknowledged by Kafka\n";
-        return result.published == result.rows ? 0 : 1;
+        pipeline::ShutdownSignal::install();
+        const auto result = replay(
+            config, range, [](const std::string& line) { std::cerr << "replay: " << log::mask_conninfo(line) << "\n"; },
+            &pipeline::ShutdownSignal::requested, pipeline::ShutdownSignal::fd());
+        std::cout << "replayed " << result.rows << " rows, " << result.published << " records acknowledged by Kafka";
+        if (result.unknown_commit_time > 0)
+            std::cout << "; " << result.unknown_commit_time << " rows without a known commit time not replayed";
+        std::cout << "\n";
+        return result.published == result.rows && result.unknown_commit_time == 0 ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "outbox-router: " << log::mask_conninfo(e.what()) << "\n";
         return 1;

@@ -2,11 +2,16 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "outbox/config/conninfo.hpp"
+#include "outbox/replication/connection_settings.hpp"
 #include "outbox/util/errors.hpp"
+#include "outbox/util/log.hpp"
 
 namespace outbox::replication {
 
@@ -31,7 +36,8 @@ struct ConnectParameters {
 
 }  // namespace
 
-PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait) : wait_(std::move(wait)) {
+PgConnection::PgConnection(const std::string& conninfo, Mode mode, Wait wait)
+    : wait_(std::move(wait)), conninfo_(conninfo) {
     // libpq's message about a connection string it cannot read quotes the string, password
     // included. postgres.conninfo is checked at load (config/conninfo.hpp); this covers any other.
     if (!config::libpq_reads(conninfo))
@@ -145,11 +151,75 @@ bool PgConnection::wait(int socket, bool for_write) const {
     return true;
 }
 
+// How often a bounded wait for an answer reports it, and sees a stop.
+constexpr auto kAnswerSlice = std::chrono::seconds(1);
+// The side connection asking what a statement waits for: all of it, connecting included.
+constexpr auto kServerViewLimit = std::chrono::seconds(10);
+constexpr const char* kServerViewStatementTimeout = "5000";
+
+bool PgConnection::await_answer(int socket, std::string_view what, std::chrono::steady_clock::time_point asked) const {
+    if (!answer_wait_.waiting && answer_wait_.limit.count() <= 0) return wait(socket, false);
+    auto limit_at = asked + answer_wait_.limit;
+    for (;;) {
+        pollfd readable{socket, POLLIN, 0};
+        const int ready = poll(&readable, 1, static_cast<int>(std::chrono::milliseconds(kAnswerSlice).count()));
+        // Readable (or an error the libpq call that follows reports): the connection's Wait
+        // returns at once, or gives up for a stop.
+        if (ready > 0 || (ready < 0 && errno != EINTR)) return wait(socket, false);
+        const auto now = std::chrono::steady_clock::now();
+        const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - asked);
+        if (answer_wait_.waiting && !answer_wait_.waiting(what, waited)) return false;
+        if (answer_wait_.limit.count() <= 0 || now < limit_at) continue;
+        const auto working = server_working_on_it();
+        if (!working)
+            throw TransientError("postgres: no answer to " + std::string(what) + " within " +
+                                 std::to_string(waited.count()) + " ms (postgres.receive.timeout.ms), and the server "
+                                 "does not say it is working on it: it, or the network path to it, stopped answering");
+        log::warn("postgres: " + std::string(what) + " has waited " + std::to_string(waited.count() / 1000) +
+                  " s; the server is working on it (" + *working + "); waiting on");
+        limit_at = now + answer_wait_.limit;
+    }
+}
+
+// What this connection's backend is doing, as the server's own view (pg_stat_activity) says,
+// when it is still working on the statement: running, or waiting for anything but the client
+// (a lock another transaction holds: a new slot waits for the transactions running when it was
+// asked for). Asked over a side connection whose every wait is bounded, since a server or path
+// that stopped answering answers this no better; any failure is "not working".
+std::optional<std::string> PgConnection::server_working_on_it() const {
+    const auto deadline = std::chrono::steady_clock::now() + kServerViewLimit;
+    const auto bounded = [&](int socket, bool for_write) {
+        for (;;) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline) throw TransientError("postgres: the server did not say what the statement waits for");
+            const auto slice = std::min<std::chrono::steady_clock::duration>(deadline - now, kAnswerSlice);
+            pollfd ready{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+            const int n = poll(&ready, 1, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
+            if (n > 0 || (n < 0 && errno != EINTR)) return true;
+            if (answer_wait_.waiting && !answer_wait_.waiting("the server's view of a statement", {})) return false;
+        }
+    };
+    try {
+        const PgConnection side(side_conninfo(conninfo_, "outbox-router-wait-check"), Mode::sql, bounded);
+        const auto result = side.exec(
+            std::string("SET statement_timeout = ") + kServerViewStatementTimeout +
+                "; SELECT coalesce(wait_event_type || ': ' || wait_event, 'running') FROM pg_catalog.pg_stat_activity "
+                "WHERE pid = " + std::to_string(PQbackendPID(conn_.get())) +
+                " AND state = 'active' AND wait_event_type IS DISTINCT FROM 'Client'",
+            "asking the server what a statement waits for");
+        if (PQntuples(result.get()) != 1) return std::nullopt;
+        return std::string(PQgetvalue(result.get(), 0, 0));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 // PQexec, with its waits made here.
 PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view what) const {
     const auto give_up = [&] {
         throw TransientError("postgres: stopped while waiting for " + std::string(what));
     };
+    const auto asked = std::chrono::steady_clock::now();
     if (PQsetnonblocking(conn_.get(), 1) != 0 || PQsendQuery(conn_.get(), sql.c_str()) != 1) return checked(nullptr, what);
     for (int unsent; (unsent = PQflush(conn_.get())) != 0;) {
         if (unsent < 0) return checked(nullptr, what);
@@ -159,7 +229,7 @@ PgResult PgConnection::exec_waiting(const std::string& sql, std::string_view wha
     PgResult last;
     for (;;) {
         while (PQisBusy(conn_.get())) {
-            if (!wait_(PQsocket(conn_.get()), false)) give_up();
+            if (!await_answer(PQsocket(conn_.get()), what, asked)) give_up();
             if (PQconsumeInput(conn_.get()) == 0) return checked(nullptr, what);
         }
         PgResult result(PQgetResult(conn_.get()));

@@ -87,6 +87,7 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
         transport = std::make_unique<TlsTransport>(static_cast<SSL*>(PQsslStruct(connection_.raw(), "OpenSSL")),
                                                    std::move(transport));
     auto& socket = direct_.emplace(std::move(transport));
+    const auto asked = std::chrono::steady_clock::now();
     socket.write(encode_query(command));
     for (;;) {
         socket.flush();
@@ -106,7 +107,7 @@ void ReplicationStream::start_direct(const std::string& command, const std::stri
                                         type_byte_text(message->type));
             }
         }
-        if (!connection_.wait(socket.fd(), false))
+        if (!connection_.await_answer(socket.fd(), what, asked))
             throw TransientError("postgres: stopped while waiting for " + what);
         socket.receive();
     }

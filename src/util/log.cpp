@@ -96,24 +96,27 @@ std::string mask_password_values(std::string_view text) {
     return masked.append(text.substr(copied));
 }
 
-// postgres[ql]://USER:PASSWORD@ (any case).
+// SCHEME://USER:PASSWORD@ for any scheme: a URL the router does not read itself (a SQLAlchemy
+// postgresql+psycopg2://, a proxy's http://) may still reach a message.
 std::string mask_uri_passwords(std::string_view text) {
     std::string masked;
     std::size_t copied = 0;
     for (std::size_t pos = 0; pos < text.size();) {
-        const std::size_t scheme = word_at(text, pos, "postgresql://") ? 13 : word_at(text, pos, "postgres://") ? 11 : 0;
-        std::size_t at = pos + scheme;
-        while (scheme > 0 && at < text.size() && text[at] != ':' && text[at] != '/' && text[at] != '@' && !blank(text[at]))
-            ++at;
-        if (scheme == 0 || at == text.size() || text[at] != ':') {
+        if (!text.substr(pos).starts_with("://")) {
             ++pos;
+            continue;
+        }
+        std::size_t at = pos + 3;
+        while (at < text.size() && text[at] != ':' && text[at] != '/' && text[at] != '@' && !blank(text[at])) ++at;
+        if (at == text.size() || text[at] != ':') {
+            pos += 3;
             continue;
         }
         const std::size_t secret = at + 1;
         std::size_t end = secret;
         while (end < text.size() && text[end] != '@' && !blank(text[end])) ++end;
         if (end == text.size() || text[end] != '@') {
-            ++pos;
+            pos += 3;
             continue;
         }
         masked.append(text.substr(copied, secret - copied)).append("****@");

@@ -601,3 +601,64 @@ BOOST_AUTO_TEST_CASE(a_stop_during_a_wait_for_room_confirms_what_kafka_acknowled
     BOOST_TEST(tally.duplicates == 0u);
     BOOST_TEST(restarted.stop(SIGTERM) == 0);
 }
+
+// Creating a slot waits, without a word to the client, for the transactions running when it was
+// asked for. Past the answer limit (postgres.receive.timeout.ms) the router asks the server, which
+// says the statement waits for a lock: the router waits on, with a warning, and /healthz sees
+// progress all along.
+BOOST_AUTO_TEST_CASE(slot_creation_behind_a_running_transaction_is_waited_out_showing_progress) {
+    const auto db = create_outbox_database("slotwait");
+    const std::string topic = "slotwait.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    Sql running(postgres().conninfo(db));
+    running.exec("BEGIN");
+    running.exec("INSERT INTO orders VALUES (1, 'x', 1)");  // a transaction id the new slot waits for
+    MeteredRouter router(router_config(db, "  receive.timeout.ms: 1000\n", "", outbox_section(topic)));
+    Sql observer(postgres().conninfo(db));
+    BOOST_REQUIRE(wait_until([&] {
+        return observer.scalar("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'walsender' "
+                               "AND wait_event_type = 'Lock'") == "1";
+    }, 30s));
+    int unhealthy = 0;
+    for (int i = 0; i < 26; ++i) {
+        if (http_get(router.port, "/healthz").status != 200) ++unhealthy;
+        std::this_thread::sleep_for(500ms);
+    }
+    BOOST_TEST(unhealthy == 0);
+    BOOST_TEST(contains(router.process.output(), "the server is working on it (Lock: transactionid); waiting on"),
+               router.process.output());
+    BOOST_TEST(!contains(router.process.output(), "no answer to"), router.process.output());
+    running.exec("COMMIT");
+    BOOST_REQUIRE(router.process.wait_streaming());
+    observer.exec(outbox_rows_sql(0, 3, 1));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 3).size() == 3u);
+    BOOST_TEST(router.value("outbox_router_reconnects_total") == 0);
+    BOOST_TEST(router.process.stop(SIGTERM) == 0);
+}
+
+// The same wait with the network path stalled (a hung proxy still acknowledges TCP, so the
+// kernel cannot tell): the server cannot be asked either, so set-up is given up and retried, and
+// the router streams once the path and the transaction are gone.
+BOOST_AUTO_TEST_CASE(a_set_up_statement_without_an_answer_is_given_up_and_retried) {
+    const auto db = create_outbox_database("setupstall");
+    const std::string topic = "setupstall.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    Sql running(postgres().conninfo(db));
+    running.exec("BEGIN");
+    running.exec("INSERT INTO orders VALUES (1, 'x', 1)");
+    TcpProxy proxy(postgres().port());
+    RouterProcess router(work_dir(), through(proxy, router_config(db, "  receive.timeout.ms: 1000\n"
+                                                                      "  reconnect.backoff.max.ms: 1000\n",
+                                                                  "", outbox_section(topic))));
+    BOOST_REQUIRE(wait_until([&] { return contains(router.output(), "the server is working on it"); }, 30s));
+    proxy.stall();
+    BOOST_TEST(wait_until([&] { return contains(router.output(), "no answer to creating replication slot"); }, 30s),
+               router.output());
+    BOOST_TEST(router.running());
+    proxy.resume();
+    running.exec("COMMIT");
+    BOOST_REQUIRE(router.wait_streaming());
+    Sql(postgres().conninfo(db)).exec(outbox_rows_sql(0, 3, 1));
+    BOOST_TEST(read_topic(kafka_servers(), topic, 3).size() == 3u);
+    BOOST_TEST(router.stop(SIGTERM) == 0);
+}

@@ -124,6 +124,35 @@ BOOST_AUTO_TEST_CASE(check_fails_when_kafka_is_unreachable_and_never_prints_the_
     BOOST_TEST(!contains(check.output(), "hunter2-secret"));
 }
 
+// A DATABASE_URL written for SQLAlchemy is no URI libpq reads: libpq would take it for a
+// database name, on the server PGHOST names, and the server's "database ... does not exist"
+// would quote it, password and all.
+BOOST_AUTO_TEST_CASE(a_url_libpq_does_not_read_is_refused_at_load_and_its_password_never_shown) {
+    const auto db = create_outbox_database("sqlalchemy_url");
+    std::string config = router_config(db);
+    const auto conninfo_start = config.find("conninfo: ");
+    config.replace(conninfo_start, config.find('\n', conninfo_start) - conninfo_start,
+                   "conninfo: ${env:OUTBOX_TEST_DATABASE_URL}");
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_DATABASE_URL",
+                         ("postgresql+psycopg2://postgres:hunter2-secret@127.0.0.1/" + db).c_str(), 1) == 0);
+    BOOST_REQUIRE(setenv("PGHOST", "127.0.0.1", 1) == 0);
+    BOOST_REQUIRE(setenv("PGPORT", std::to_string(postgres().port()).c_str(), 1) == 0);
+    BOOST_REQUIRE(setenv("PGUSER", "postgres", 1) == 0);
+    for (const std::string argument : {"--check", ""}) {
+        RouterProcess router(work_dir(), config, argument);
+        BOOST_TEST(router.wait(60s) == 1, router.output());
+        BOOST_TEST(contains(last_line(router.output()), "postgres.conninfo: the conninfo in "
+                                                        "${env:OUTBOX_TEST_DATABASE_URL}: the text (without '=', so a "
+                                                        "database name to libpq) holds \"://\" or \"@\""),
+                   router.output());
+        BOOST_TEST(!contains(router.output(), "hunter2-secret"), router.output());
+    }
+    unsetenv("PGHOST");
+    unsetenv("PGPORT");
+    unsetenv("PGUSER");
+    unsetenv("OUTBOX_TEST_DATABASE_URL");
+}
+
 BOOST_AUTO_TEST_CASE(missing_column_at_start_is_a_definite_error_naming_table_and_column) {
     const auto db = postgres().create_database("nocol");
     Sql sql(postgres().conninfo(db));

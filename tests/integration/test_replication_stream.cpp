@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <regex>
@@ -13,6 +14,7 @@
 #include "harness.hpp"
 #include "outbox_source.hpp"
 #include "queued_backlog.hpp"
+#include "tcp_proxy.hpp"
 #include "outbox/replication/replication_stream.hpp"
 #include "outbox/replication/walsender_frames.hpp"
 #include "outbox/util/errors.hpp"
@@ -155,6 +157,38 @@ BOOST_AUTO_TEST_CASE(a_refused_start_names_the_slot_and_the_servers_reason) {
     const std::regex database_names("refused_[0-9]+");
     BOOST_TEST(missing[0] == missing[1]);
     BOOST_TEST(std::regex_replace(busy[0], database_names, "db") == std::regex_replace(busy[1], database_names, "db"));
+}
+
+// A path that stops carrying anything (a stalled proxy still acknowledges TCP) while start()
+// awaits an answer: given up after the answer limit, the wait reported meanwhile, since the
+// server, asked through the same path, cannot say it is working on the statement either. The
+// proxy stalls at START_REPLICATION itself, whose answer is read around libpq; before it the
+// SETs, through libpq, are answered.
+BOOST_AUTO_TEST_CASE(a_start_replication_that_gets_no_answer_is_given_up_after_the_limit) {
+    const auto source = outbox_source("unanswered");
+    TcpProxy proxy(postgres().port());
+    std::string conninfo = postgres().plain_conninfo(source.db);
+    const std::string direct_port = "port=" + std::to_string(postgres().port());
+    conninfo.replace(conninfo.find(direct_port), direct_port.size(), "port=" + std::to_string(proxy.port()));
+    replication::PgConnection connection(conninfo, replication::PgConnection::Mode::logical_replication,
+                                         [](int socket, bool for_write) {
+                                             pollfd ready{socket, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+                                             return poll(&ready, 1, -1) >= 0;
+                                         });
+    std::vector<std::string> waited_for;
+    connection.bound_answers({2s, [&](std::string_view what, std::chrono::milliseconds) {
+                                  waited_for.emplace_back(what);
+                                  return true;
+                              }});
+    const int server_version = connection.server_version();
+    replication::ReplicationStream stream(std::move(connection));
+    proxy.stall_at("START_REPLICATION");
+    const auto error = error_of<TransientError>([&] { stream.start(source.db, source.db, server_version); });
+    proxy.resume();
+    BOOST_TEST(error.starts_with("postgres: no answer to START_REPLICATION on slot " + source.db + " within "), error);
+    BOOST_TEST(contains(error, "the server does not say it is working on it"), error);
+    // A report a second, the limit being 2 s.
+    BOOST_TEST(std::count(waited_for.begin(), waited_for.end(), "START_REPLICATION on slot " + source.db) >= 2);
 }
 
 // An error the walsender raises while streaming ends the stream for good, with its cause.

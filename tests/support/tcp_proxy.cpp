@@ -39,6 +39,7 @@ bool write_all(int fd, const char* data, ssize_t size) {
 struct Link {
     int client = -1;
     int server = -1;  // -1 while held (accepted during a stall)
+    std::string held;  // what the client sent that stall_at() held back
 };
 
 }  // namespace
@@ -64,17 +65,34 @@ TcpProxy::~TcpProxy() {
     ::close(listener_);
 }
 
+void TcpProxy::stall_at(std::string text) {
+    const std::lock_guard lock(trigger_mutex_);
+    trigger_ = std::move(text);
+}
+
+bool TcpProxy::holds_trigger(std::string_view chunk) {
+    const std::lock_guard lock(trigger_mutex_);
+    if (trigger_.empty() || chunk.find(trigger_) == std::string_view::npos) return false;
+    trigger_.clear();
+    return true;
+}
+
 void TcpProxy::run() {
     std::vector<Link> links;
     char buffer[65536];
     while (!stopping_) {
         const bool stalled = stalled_;
         if (!stalled)
-            for (auto& link : links)
+            for (auto& link : links) {
                 if (link.server < 0 && (link.server = connect_to(target_port_)) < 0) {
                     ::close(link.client);
                     link.client = -1;
                 }
+                if (link.client >= 0 && !link.held.empty()) {
+                    write_all(link.server, link.held.data(), static_cast<ssize_t>(link.held.size()));
+                    link.held.clear();
+                }
+            }
         std::erase_if(links, [](const Link& l) { return l.client < 0; });
         std::vector<pollfd> fds{{listener_, POLLIN, 0}};
         if (!stalled)
@@ -85,7 +103,7 @@ void TcpProxy::run() {
         if (::poll(fds.data(), fds.size(), 50) <= 0) continue;
         if (fds[0].revents & POLLIN) {
             const int client = ::accept(listener_, nullptr, nullptr);
-            if (client >= 0) links.push_back({client, -1});
+            if (client >= 0) links.push_back({client, -1, {}});
         }
         for (std::size_t i = 1; i < fds.size(); ++i) {
             if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -93,6 +111,11 @@ void TcpProxy::run() {
             if (link.client < 0) continue;
             const bool from_client = i % 2 == 1;
             const ssize_t got = ::read(fds[i].fd, buffer, sizeof buffer);
+            if (got > 0 && from_client && holds_trigger(std::string_view(buffer, static_cast<std::size_t>(got)))) {
+                link.held.assign(buffer, static_cast<std::size_t>(got));
+                stalled_ = true;
+                break;
+            }
             if (got > 0 && write_all(from_client ? link.server : link.client, buffer, got)) continue;
             ::close(link.client);
             ::close(link.server);

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 
 namespace outbox::test {
@@ -18,16 +21,22 @@ public:
 
     int port() const { return port_; }
     void stall() { stalled_ = true; }
+    // Stalls, as stall(), when a client next sends bytes holding `text` (in one read), before
+    // they are forwarded; resume() forwards them. For plain-TCP protocols (a statement's text).
+    void stall_at(std::string text);
     void resume() { stalled_ = false; }
 
 private:
     void run();
+    bool holds_trigger(std::string_view chunk);
 
     int target_port_;
     int port_ = 0;
     int listener_ = -1;
     std::atomic<bool> stalled_{false};
     std::atomic<bool> stopping_{false};
+    std::mutex trigger_mutex_;
+    std::string trigger_;
     std::thread thread_;
 };
 

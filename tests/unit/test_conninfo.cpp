@@ -195,6 +195,31 @@ BOOST_AUTO_TEST_CASE(a_conninfo_libpq_cannot_read_is_refused_without_quoting_it)
                "single quotes)");
 }
 
+// A URL of a scheme libpq does not read (SQLAlchemy's, from a DATABASE_URL) would be a database
+// name to libpq, and the server's "database ... does not exist" would quote it, password and all.
+BOOST_AUTO_TEST_CASE(a_database_name_that_looks_like_a_url_is_refused_without_quoting_it) {
+    const std::string advice = " holds \"://\" or \"@\", as a connection URL does: libpq reads only postgresql:// "
+                               "and postgres:// URLs (not, e.g., SQLAlchemy's postgresql+psycopg2://) and would take "
+                               "this one for a database name; write it as postgresql://... or as host=... dbname=... "
+                               "settings";
+    BOOST_TEST(error_of("postgresql+psycopg2://app:s3cret@db/app") ==
+               "router.yaml:2: postgres.conninfo: the text (without '=', so a database name to libpq)" + advice);
+    BOOST_TEST(error_of("app:s3cret@db") ==
+               "router.yaml:2: postgres.conninfo: the text (without '=', so a database name to libpq)" + advice);
+    BOOST_TEST(error_of("host=db dbname=jdbc:postgresql://db/app?password=s3cret") ==
+               "router.yaml:2: postgres.conninfo: the value of dbname" + advice);
+    BOOST_REQUIRE(setenv("OUTBOX_TEST_PG_URL", "postgresql+psycopg2://app:s3cret@db/app", 1) == 0);
+    BOOST_TEST(error_of("${env:OUTBOX_TEST_PG_URL}") ==
+               "router.yaml:2: postgres.conninfo: the conninfo in ${env:OUTBOX_TEST_PG_URL}: the text (without '=', "
+               "so a database name to libpq)" + advice);
+    BOOST_TEST(error_of("host=db dbname=" + std::string("${env:OUTBOX_TEST_PG_URL}")) ==
+               "router.yaml:2: postgres.conninfo: the value of dbname" + advice);
+    // libpq's own URIs and plain names still load.
+    BOOST_TEST(error_of("postgresql://app:s3cret@db/app") == "(no error)");
+    BOOST_TEST(error_of("app") == "(no error)");
+    BOOST_TEST(error_of("host=db dbname=app") == "(no error)");
+}
+
 // Every other conninfo libpq is handed (a connection a test or a tool opens): refused before
 // libpq can quote it.
 BOOST_AUTO_TEST_CASE(a_connection_string_libpq_cannot_read_is_refused_without_quoting_it) {

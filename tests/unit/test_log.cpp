@@ -80,12 +80,14 @@ BOOST_AUTO_TEST_CASE(json_lines_are_one_object_with_ts_level_msg) {
 
 BOOST_AUTO_TEST_CASE(passwords_are_masked_in_every_format) {
     const std::string leaky = "cannot connect with \"host=db user=outbox password=hunter2 dbname=app\" or "
-                              "postgresql://outbox:hunter2@db/app or PASSWORD = 'hunter 2'";
+                              "postgresql://outbox:hunter2@db/app or PASSWORD = 'hunter 2' or "
+                              "postgresql+psycopg2://app:hunter2@db/app";
     for (const auto format : {logging::Format::text, logging::Format::json}) {
         const std::string line = logging::format_line(format, logging::Level::error, leaky, kMoment);
         BOOST_TEST(line.find("hunter") == std::string::npos, line);
         BOOST_TEST(line.find("password=****") != std::string::npos, line);
         BOOST_TEST(line.find("postgresql://outbox:****@db/app") != std::string::npos, line);
+        BOOST_TEST(line.find("postgresql+psycopg2://app:****@db/app") != std::string::npos, line);
     }
 }
 
@@ -117,14 +119,15 @@ BOOST_AUTO_TEST_CASE(write_honours_level_and_format) {
 BOOST_AUTO_TEST_CASE(masking_scans_long_lines_and_masks_what_the_regular_expressions_did) {
     const auto by_regex = [](const std::string& text) {
         static const std::regex key_value(R"((password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*))", std::regex::icase);
-        static const std::regex uri_password(R"(((?:postgres|postgresql)://[^:/@\s]*:)[^@\s]*@)", std::regex::icase);
+        static const std::regex uri_password(R"((://[^:/@\s]*:)[^@\s]*@)");
         return std::regex_replace(std::regex_replace(text, key_value, "$1****"), uri_password, "$1****@");
     };
     for (const std::string line : {"host=db password=hunter2 dbname=app", "PASSWORD = 'a b\\'c' x",
                                    "password='unterminated x", "password=", "password\n=\nv w", "passwordpassword=x",
                                    "sasl.password=abc&x=1 password=def", "postgresql://u:p@h/db and postgres://x:y@z",
                                    "postgres://host:5432/db", "POSTGRESQL://U:P@H", "postgres://u:p q@h",
-                                   "postgresql://:secret@host", "password='a\\\nb' c", "https://u:p@h"})
+                                   "postgresql://:secret@host", "password='a\\\nb' c", "https://u:p@h",
+                                   "postgresql+psycopg2://app:PW@host/db", "redis://:PW@h x://y", "a://b:c d@e"})
         BOOST_TEST(outbox::log::mask_conninfo(line) == by_regex(line), line);
     const std::string long_value(300000, 'x');
     BOOST_TEST(outbox::log::mask_conninfo("password=" + long_value + " next") == "password=**** next");

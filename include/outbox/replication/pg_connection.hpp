@@ -2,8 +2,10 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +54,21 @@ public:
     // network does: for ever, behind a server that stopped answering.
     using Wait = std::function<bool(int socket, bool for_write)>;
 
+    // How long a statement's answer is awaited (with a Wait), and who hears about the wait: a
+    // server that took a statement and then says nothing (a stalled proxy, a hung backend) must
+    // not hold the caller for ever, nor keep it from showing progress.
+    struct AnswerWait {
+        // Past it without an answer the server is asked, over a side connection, whether it is
+        // still working on the statement (running, or waiting for a lock: a new slot waits for
+        // the transactions running when it was asked for): then a warning and another `limit`;
+        // else (no answer either, or the backend idle or waiting for the client) TransientError.
+        // 0: no limit.
+        std::chrono::milliseconds limit{0};
+        // Called about once a second while an answer is awaited, with what and for how long;
+        // false: give up (the waiting call throws TransientError).
+        std::function<bool(std::string_view what, std::chrono::milliseconds waited)> waiting;
+    };
+
     // Connects with `conninfo` (key/value or URI). Failure throws TransientError: the server
     // may be starting or briefly unreachable; the caller decides how long to keep trying.
     PgConnection(const std::string& conninfo, Mode mode, Wait wait = {});
@@ -68,9 +85,13 @@ public:
     // With a Wait, every wait for the server goes through it.
     PgResult exec(const std::string& sql, std::string_view what) const;
 
-    // Waits for the socket through the connection's Wait (or for as long as it takes, without
-    // one); false: give up.
-    bool wait(int socket, bool for_write) const;
+    // From now on every statement's answer is awaited as `answer_wait` says (with a Wait).
+    void bound_answers(AnswerWait answer_wait) { answer_wait_ = std::move(answer_wait); }
+
+    // Waits until `socket` (this connection's, or a stream's on it) is readable with the answer
+    // to `what`, asked at `asked`: through the connection's Wait, bounded and reported as
+    // bound_answers() said. False: give up; throws TransientError past the limit.
+    bool await_answer(int socket, std::string_view what, std::chrono::steady_clock::time_point asked) const;
 
     std::string quote_literal(std::string_view text) const;
     std::string quote_identifier(std::string_view text) const;
@@ -79,12 +100,16 @@ public:
 private:
     void check_connected();
     PgResult exec_waiting(const std::string& sql, std::string_view what) const;
+    bool wait(int socket, bool for_write) const;
+    std::optional<std::string> server_working_on_it() const;
     PgResult checked(PgResult result, std::string_view what) const;
     std::string quoted(char* (*escape)(PGconn*, const char*, std::size_t), std::string_view text,
                        std::string_view what) const;
 
     PgConnPtr conn_;
     Wait wait_;
+    std::string conninfo_;  // for the side connection that asks about a long wait
+    AnswerWait answer_wait_;
 };
 
 }  // namespace outbox::replication

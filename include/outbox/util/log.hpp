@@ -28,7 +28,8 @@ inline void error(std::string_view m) { if (enabled(Level::error)) write(Level::
 std::string format_line(Format format, Level level, std::string_view message,
                         std::chrono::system_clock::time_point when);
 
-// Replaces the value of every password=... in a libpq conninfo (key/value or URI form) with "****".
+// Replaces with "****" the value of every password=... (libpq's key/value form) and the password
+// of every SCHEME://USER:PASSWORD@ (a URL of any scheme, libpq's or not).
 std::string mask_conninfo(std::string_view conninfo);
 
 }  // namespace outbox::log
