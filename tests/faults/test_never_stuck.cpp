@@ -369,25 +369,35 @@ BOOST_AUTO_TEST_CASE(a_server_on_a_lower_timeline_stops_the_router_with_the_reas
 }
 
 // Exactly-once set-up waits for Kafka's transaction coordinator; a stop must not wait with it.
+// The slot exists (a first run made it), so the start goes on to init_transactions, which
+// /healthz names while it waits.
 BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_exactly_once_set_up_waits_for_the_broker) {
     const auto db = create_outbox_database("eosstop");
     const std::string topic = "eosstop.events";
     create_topic(kafka_servers(), topic, 1, 1);
     create_topic(kafka_servers(), topic + ".offsets", 1, 1, {{"cleanup.policy", "compact"}});
+    const std::string config = router_config(
+        db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + topic + ".offsets\nshutdown.timeout.ms: 1000\n",
+        outbox_section(topic));
+    {
+        RouterProcess first(work_dir(), config);
+        BOOST_REQUIRE(first.wait_streaming());
+        BOOST_REQUIRE(first.stop(SIGTERM) == 0);
+    }
     real_kafka().node(1).pause();
-    RouterProcess router(work_dir(), router_config(db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + topic +
-                                                               ".offsets\nshutdown.timeout.ms: 1000\n",
-                                                   outbox_section(topic)));
-    const bool setting_up =
-        wait_until([&] { return contains(router.output(), "exactly-once: transactional.id"); }, 30s);
+    MeteredRouter router(config);
+    const bool setting_up = wait_until(
+        [&] { return contains(http_get(router.port, "/healthz").body, "waiting for Kafka: init_transactions"); }, 30s);
     std::this_thread::sleep_for(2s);
+    const bool live = http_get(router.port, "/healthz").status == 200;
     const auto signalled = std::chrono::steady_clock::now();
-    const int status = router.stop(SIGTERM, 20s);
+    const int status = router.process.stop(SIGTERM, 20s);
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
     real_kafka().node(1).resume();
     BOOST_TEST_MESSAGE("SIGTERM while init_transactions waits for a paused broker: exit " << status << " after "
                        << took.count() << " ms");
     BOOST_TEST(setting_up);
+    BOOST_TEST(live);
     BOOST_TEST(status == 0);
 }
 
@@ -441,16 +451,15 @@ BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_the_offsets_topic_read_waits_for_
     // The read's first Fetch is answered a minute late: past the read's own limit.
     BOOST_REQUIRE(rd_kafka_mock_broker_push_request_error_rtts(mock, 2, 1 /* Fetch */, 1, RD_KAFKA_RESP_ERR_NO_ERROR,
                                                                60000) == RD_KAFKA_RESP_ERR_NO_ERROR);
-    RouterProcess router(work_dir(), on_mock_cluster(router_config(
-                                         db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + offsets +
-                                                     "\nshutdown.timeout.ms: 1000\n",
-                                         outbox_section(topic))));
-    const bool setting_up =
-        wait_until([&] { return contains(router.output(), "exactly-once: transactional.id"); }, 30s);
+    MeteredRouter router(on_mock_cluster(router_config(
+        db, "", "delivery.guarantee: exactly-once\noffsets.topic: " + offsets + "\nshutdown.timeout.ms: 1000\n",
+        outbox_section(topic))));
+    const bool setting_up = wait_until(
+        [&] { return contains(http_get(router.port, "/healthz").body, "waiting for Kafka: the offsets topic"); }, 30s);
     std::this_thread::sleep_for(3s);
-    const bool streaming = router.times_streamed() > 0;
+    const bool streaming = router.process.times_streamed() > 0;
     const auto signalled = std::chrono::steady_clock::now();
-    const int status = router.stop(SIGTERM, 20s);
+    const int status = router.process.stop(SIGTERM, 20s);
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
     BOOST_TEST_MESSAGE("SIGTERM while the offsets topic's Fetch is held back: exit " << status << " after " << took.count()
                        << " ms");
