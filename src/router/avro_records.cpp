@@ -45,24 +45,13 @@ AvroRecordSide::AvroRecordSide(const config::AvroConverterSettings& settings, co
       // A stop (SIGTERM) ends a wait for the registry at once, as it ends every other wait.
       registry_(settings, [] { return pipeline::ShutdownSignal::requested(); }) {}
 
-const std::string& AvroRecordSide::avro_schema(const Schema& schema) {
+AvroRecordSide::Known& AvroRecordSide::known(const Schema& schema) {
     connect_json_.clear();
     append_schema_json(connect_json_, schema);
-    auto [found, inserted] = avro_schemas_.try_emplace(connect_json_);
-    if (inserted) {
-        try {
-            found->second = avro::avro_schema_json(schema, options_);
-        } catch (...) {
-            avro_schemas_.erase(found);
-            throw;
-        }
-        if (avro_schemas_.size() > static_cast<std::size_t>(settings_.cache_capacity)) {
-            std::string kept = std::move(found->second);
-            avro_schemas_.clear();
-            return avro_schemas_.emplace(connect_json_, std::move(kept)).first->second;
-        }
-    }
-    return found->second;
+    if (const auto found = known_.find(connect_json_); found != known_.end()) return found->second;
+    Known entry{avro::avro_schema_json(schema, options_), {}, -1};
+    if (known_.size() >= static_cast<std::size_t>(settings_.cache_capacity)) known_.clear();
+    return known_.emplace(connect_json_, std::move(entry)).first->second;
 }
 
 // Confluent's subject name strategies; a record's name is its (adjusted) Connect name, any
@@ -85,13 +74,17 @@ std::string AvroRecordSide::subject(const std::string& topic, const Schema& sche
 std::optional<std::string_view> AvroRecordSide::write(const std::string& topic, const Schema& schema,
                                                       const Value& value, std::string& out) {
     if (value.kind == Value::Kind::null) return std::nullopt;  // as AvroConverter writes a null value
-    const std::string& avro_json = avro_schema(schema);
-    std::string body;
-    avro::append_avro_binary(body, schema, value);
-    const std::int32_t id = registry_.schema_id(subject(topic, schema), avro_json);
-    out.clear();
-    avro::append_confluent_header(out, id);
-    out += body;
+    Known& entry = known(schema);
+    out.resize(5);  // the header, once the id is known
+    avro::append_avro_binary(out, schema, value);
+    std::string name = subject(topic, schema);
+    if (entry.id < 0 || entry.subject != name) {
+        entry.id = registry_.schema_id(name, entry.avro);
+        entry.subject = std::move(name);
+    }
+    std::string header;
+    avro::append_confluent_header(header, entry.id);
+    out.replace(0, header.size(), header);
     return std::string_view(out);
 }
 

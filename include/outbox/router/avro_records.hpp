@@ -32,14 +32,20 @@ public:
     std::uint64_t registry_requests() const { return registry_.requests(); }
 
 private:
-    const std::string& avro_schema(const Schema& schema);
+    // What is known of one Connect schema: its Avro schema, and its id under the subject last used.
+    struct Known {
+        std::string avro;
+        std::string subject;
+        std::int32_t id = -1;
+    };
+    Known& known(const Schema& schema);
     std::string subject(const std::string& topic, const Schema& schema) const;
 
     const config::AvroConverterSettings& settings_;
     avro::AvroDataOptions options_;
     bool key_;
     registry::SchemaRegistryClient registry_;
-    std::unordered_map<std::string, std::string> avro_schemas_;  // by the Connect schema's JSON
+    std::unordered_map<std::string, Known> known_;  // by the Connect schema's JSON
     std::string connect_json_;
 };
 
