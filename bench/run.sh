@@ -23,5 +23,7 @@ section "latency: steady rates"
 "$here/latency.sh" 1000:1 5000:1 20000:10
 section "latency at 5,000 events/s with the cross-checking consumer on the same cores"
 TRANSPORTS=tls CONSUMER=1 "$here/latency.sh" 5000:1
+section "AvroConverter beside JsonConverter with schemas: 100,000-row backlog, 1,000 rows per transaction"
+"$here/avro.sh" 100000 1000
 section "start-up"
 "$here/startup.sh"

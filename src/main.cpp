@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "outbox/config/config.hpp"
 #include "outbox/kafka/admin_requests.hpp"
@@ -23,6 +24,7 @@
 #include "outbox/pipeline/pipeline.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replay/outbox_replay.hpp"
+#include "outbox/registry/schema_registry_client.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/util/errors.hpp"
@@ -193,6 +195,17 @@ int run_checks(const outbox::config::Config& config) {
                       << " (records for the partitions it leads cannot be delivered)" << std::endl;
     } catch (const std::exception& e) {
         report(false, e.what());
+    }
+    for (const auto& [side, converter, avro] :
+         {std::tuple{"key", config.format.key, &config.format.key_avro},
+          std::tuple{"value", config.format.value, &config.format.value_avro}}) {
+        if (converter != outbox::config::Converter::avro) continue;
+        try {
+            outbox::registry::SchemaRegistryClient(*avro, [] { return false; }).check();
+            report(true, std::string("schema registry (") + side + ".converter): reachable, credentials accepted");
+        } catch (const std::exception& e) {
+            report(false, std::string("schema registry (") + side + ".converter): " + e.what());
+        }
     }
     return all_ok ? kExitClean : kExitDefinite;
 }

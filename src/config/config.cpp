@@ -1,6 +1,8 @@
 // The configuration's sections, read into typed settings, and the checks that span settings.
 #include "outbox/config/config.hpp"
 
+#include "outbox/config/avro_converter_settings.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -445,7 +447,8 @@ config::Converter converter(const Entry& e, Location& where) {
     return enum_option<Converter>(e, {{"org.apache.kafka.connect.storage.stringconverter", Converter::string},
                                       {"org.apache.kafka.connect.json.jsonconverter", Converter::json},
                                       {"org.apache.kafka.connect.converters.bytearrayconverter", Converter::bytes},
-                                      {"io.debezium.converters.binarydataconverter", Converter::bytes}},
+                                      {"io.debezium.converters.binarydataconverter", Converter::bytes},
+                                      {"io.confluent.connect.avro.avroconverter", Converter::avro}},
                                   "converter");
 }
 
@@ -462,8 +465,8 @@ config::Converter header_converter(const Entry& e, Location& where) {
 // JsonConverter writes schemas unless told not to. What the router cannot write with them is refused.
 void check_record_format(Config& config, const FormatLocations& at) {
     RecordFormat& format = config.format;
-    format.key_schemas = format.key == Converter::json && at.key_schemas;
-    format.value_schemas = format.value == Converter::json && at.value_schemas;
+    format.key_schemas = (format.key == Converter::json && at.key_schemas) || format.key == Converter::avro;
+    format.value_schemas = (format.value == Converter::json && at.value_schemas) || format.value == Converter::avro;
     format.header_schemas = format.header == Converter::json && at.header_schemas;
     const auto any_block = [&](auto predicate) {
         if (predicate(config.outbox)) return true;
@@ -475,8 +478,11 @@ void check_record_format(Config& config, const FormatLocations& at) {
                            [](const AdditionalField& f) { return f.placement == Placement::envelope; });
     });
     if (format.value_schemas && envelope && format.topic_prefix.empty())
-        fail(at.value, "value.converter: JsonConverter with schemas names an envelope's schema after topic.prefix, "
-                       "which is not set");
+        fail(at.value, std::string("value.converter: ") +
+                           (format.value == Converter::avro ? "AvroConverter" : "JsonConverter with schemas") +
+                           " names an envelope's schema after topic.prefix, which is not set");
+    if (format.key == Converter::avro) check_avro_converter(format.key_avro, "key");
+    if (format.value == Converter::avro) check_avro_converter(format.value_avro, "value");
     if (format.context_headers && format.topic_prefix.empty())
         fail(at.context_headers, "extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
 }
@@ -495,12 +501,20 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     Location dead_letter_location{file_name, 0};
     FormatLocations format_locations{{file_name, 0}, {file_name, 0}, {file_name, 0}, true, true, true, {file_name, 0}};
     std::vector<Entry> entries = entries_of(root, "", file_name);
+    // Set apart by copying: assigning one YAML::Node to another (as std::erase_if's shifting
+    // does) overwrites the node's content instead of rebinding it.
     std::vector<Entry> topic_creation;
-    std::erase_if(entries, [&](const Entry& e) {
-        if (e.name.rfind("topic.creation.", 0) != 0) return false;
-        topic_creation.push_back(e);
-        return true;
-    });
+    std::vector<Entry> others;
+    for (const Entry& e : entries) {
+        std::string_view side, setting;
+        if (e.name.rfind("topic.creation.", 0) == 0)
+            topic_creation.push_back(e);
+        else if (is_converter_setting(e.name, side, setting))
+            read_avro_converter_setting(e, setting, side == "key" ? config.format.key_avro : config.format.value_avro);
+        else
+            others.push_back(e);
+    }
+    entries = std::move(others);
     config.topic_creation = read_topic_creation(topic_creation, file_name);
     dispatch(entries,
              {
@@ -533,10 +547,15 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                  {"transaction.max.events", [&](const Entry& e) { config.transaction_max_events = integer_at_least(e, 1); }},
                  {"transaction.max.bytes", [&](const Entry& e) { config.transaction_max_bytes = integer_at_least(e, 1); }},
                  {"transaction.max.ms", [&](const Entry& e) { config.transaction_max_ms = integer_at_least(e, 1); }},
-                 {"key.converter", [&](const Entry& e) { config.format.key = converter(e, format_locations.key); }},
+                 {"key.converter",
+                  [&](const Entry& e) {
+                      config.format.key = converter(e, format_locations.key);
+                      config.format.key_avro.location = e.location;
+                  }},
                  {"value.converter",
                   [&](const Entry& e) {
                       config.format.value = converter(e, format_locations.value);
+                      config.format.value_avro.location = e.location;
                       config.format.value_struct_text = config.format.value == Converter::string;
                   }},
                  {"key.converter.schemas.enable",
@@ -578,6 +597,10 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                   }},
                  {"unavailable.value.placeholder",
                   [&](const Entry& e) { config.format.modes.unavailable_placeholder = unavailable_placeholder(e); }},
+                 {"schema.name.adjustment.mode",
+                  [&](const Entry& e) { config.format.schema_names = name_adjustment_mode(e); }},
+                 {"field.name.adjustment.mode",
+                  [&](const Entry& e) { config.format.field_names = name_adjustment_mode(e); }},
                  {"metrics", [&](const Entry& e) { read_metrics(e, config.metrics); }},
                  {"log", [&](const Entry& e) { read_log(e, config.log); }},
              });

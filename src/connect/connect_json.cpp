@@ -1,6 +1,7 @@
 #include "outbox/connect/connect_json.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "outbox/connect/column_value.hpp"
@@ -154,6 +155,47 @@ void append_value_json(std::string& out, const Schema& schema, const Value& valu
             return;
         }
     }
+}
+
+Value value_of_json(const Schema& schema, const nlohmann::ordered_json& json) {
+    if (json.is_null()) return Value::null();
+    const auto misfit = [&]() -> Value {
+        throw std::invalid_argument(std::string("a JSON ") + json.type_name() + " where the schema is " +
+                                    json_type_name(schema.type));
+    };
+    switch (schema.type) {
+        case Schema::Type::boolean: return json.is_boolean() ? Value::of_boolean(json.get<bool>()) : misfit();
+        case Schema::Type::int8:
+        case Schema::Type::int16:
+        case Schema::Type::int32:
+        case Schema::Type::int64:
+            return json.is_number_integer() ? Value::of_integer(value_kind(schema.type), json.get<std::int64_t>())
+                                            : misfit();
+        case Schema::Type::float32:
+        case Schema::Type::float64:
+            return json.is_number() ? Value::of_floating(value_kind(schema.type), json.get<double>()) : misfit();
+        case Schema::Type::string: return json.is_string() ? Value::of_string(json.get<std::string>()) : misfit();
+        case Schema::Type::bytes: return misfit();  // JSON's bytes are Base64 text, which expansion never makes
+        case Schema::Type::array: {
+            if (!json.is_array()) return misfit();
+            std::vector<Value> items;
+            items.reserve(json.size());
+            for (const auto& item : json) items.push_back(value_of_json(*schema.items, item));
+            return Value::of_array(std::move(items));
+        }
+        case Schema::Type::map: return misfit();
+        case Schema::Type::structure: {
+            if (!json.is_object()) return misfit();
+            std::vector<Value> fields;
+            fields.reserve(schema.fields.size());
+            for (const auto& field : schema.fields) {
+                const auto found = json.find(field.name);
+                fields.push_back(found == json.end() ? Value::null() : value_of_json(*field.schema, *found));
+            }
+            return Value::of_struct(std::move(fields));
+        }
+    }
+    return misfit();
 }
 
 }  // namespace outbox::connect

@@ -131,6 +131,28 @@ private:
         take(s);
     }
 
+    // One of AvroConverter's settings the router reads (docs/configuration.md, "Avro and a schema
+    // registry"), under the same key; a literal credential is not copied into the YAML.
+    void import_avro_setting(const Setting& s, const std::string& setting) {
+        static const std::set<std::string> known = {
+            "schema.registry.url", "basic.auth.credentials.source", "basic.auth.user.info",
+            "bearer.auth.credentials.source", "bearer.auth.token", "schema.registry.ssl.truststore.location",
+            "schema.registry.ssl.truststore.type", "schema.registry.ssl.keystore.location",
+            "schema.registry.ssl.keystore.type", "schema.registry.ssl.key.password", "auto.register.schemas",
+            "use.latest.version", "key.subject.name.strategy", "value.subject.name.strategy", "connect.meta.data",
+            "enhanced.avro.schema.support", "schemas.cache.config"};
+        if (!known.count(setting)) return skip(s, "an AvroConverter setting the router has no use for");
+        const auto resolved = referenced(s);
+        if (!resolved) return skip(s, "a Kafka Connect config provider other than FileConfigProvider; write ${env:NAME}");
+        // A secret by its key (user info, a token, a password) or by its value (a URL with user:password@).
+        const bool names_a_source = setting.ends_with("credentials.source");
+        if (!names_a_source && masked_value(s.key, *resolved) != *resolved && resolved->find("${") == std::string::npos)
+            return skip(s, "a credential written in the file: put it in the environment and write ${env:NAME} (or "
+                           "${file:PATH:KEY}), so that it is in no YAML");
+        top_.emplace_back(s.key, *resolved);
+        take(s);
+    }
+
     void import_transforms();
     void import_record_format();
     bool import_converter(const std::string& which, const Setting& converter, const Setting* schemas);
@@ -261,6 +283,11 @@ bool Importer::import_converter(const std::string& which, const Setting& convert
         if (schemas) take(*schemas);
         return true;
     }
+    if (which != "header.converter" && name == "io.confluent.connect.avro.AvroConverter") {
+        top_.emplace_back(which, name);
+        take(converter);
+        return true;
+    }
     if (which != "header.converter" && (name == "org.apache.kafka.connect.converters.ByteArrayConverter" ||
                                         name == "io.debezium.converters.BinaryDataConverter")) {
         top_.emplace_back(which, name);
@@ -290,9 +317,12 @@ void Importer::import_converters(const std::string& which) {
         list_worker("the connector names its own " + which + ", which Kafka Connect configures from the connector's "
                     "settings only", nullptr);
         if (!import_converter(which, *own, get(prefix + "schemas.enable")))
-            skip(*own, "the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter and "
-                       "BinaryDataConverter, with SimpleHeaderConverter's or JsonConverter's headers "
-                       "(docs/configuration.md, \"Debezium's bytes\")");
+            skip(*own, "the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter, "
+                       "BinaryDataConverter and Confluent's AvroConverter, with SimpleHeaderConverter's or "
+                       "JsonConverter's headers (docs/configuration.md, \"Debezium's bytes\")");
+        else if (own->value == "io.confluent.connect.avro.AvroConverter")
+            for (const auto& key : order_)
+                if (starts_with(key, prefix)) import_avro_setting(*get(key), key.substr(prefix.size()));
         return;
     }
     for (const auto& key : order_)
@@ -310,8 +340,13 @@ void Importer::import_converters(const std::string& which) {
         return;
     }
     const bool json = worker->value == "org.apache.kafka.connect.json.JsonConverter";
+    const bool avro = worker->value == "io.confluent.connect.avro.AvroConverter";
     for (const auto& s : settings_.worker_converters)
-        if (starts_with(s.key, prefix) && !(json && &s == schemas) && worker_setting(s.key) == &s)
+        if (avro && starts_with(s.key, prefix) && worker_setting(s.key) == &s)
+            import_avro_setting(s, s.key.substr(prefix.size()));
+    for (const auto& s : settings_.worker_converters)
+        if (starts_with(s.key, prefix) && !(json && &s == schemas) && !(avro && handled_.count(s.key)) &&
+            worker_setting(s.key) == &s)
             not_imported_.push_back({s.origin, s.key, masked_value(s.key, s.value),
                                      "a setting of the worker's " + which + " the router has no use for"});
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "outbox/connect/column_value.hpp"
+#include "outbox/avro/avro_encoder.hpp"
 #include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_struct_text.hpp"
@@ -127,6 +128,9 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
       header_scratch_(settings.additional_fields.size()),
       context_values_{header_string(format.topic_prefix), header_string("0"), header_string("postgresql"),
                       header_string(run_id_)} {
+    if (format.key == config::Converter::avro) avro_key_ = std::make_unique<AvroRecordSide>(format.key_avro, format, true);
+    if (format.value == config::Converter::avro)
+        avro_value_ = std::make_unique<AvroRecordSide>(format.value_avro, format, false);
     headers_.reserve(7 + settings.additional_fields.size());
     for (const auto& field : settings.additional_fields) {
         std::string key;
@@ -233,7 +237,8 @@ std::optional<std::string_view> EventRouter::formatted(const Row& row, const Bou
             scratch.clear();
             representable(row, column.name, option, [&] { values_.append_json(scratch, column.column_type(), *text); });
             return std::string_view(scratch);
-        case config::Converter::string: break;
+        case config::Converter::string:
+        case config::Converter::avro: break;  // the row's text until the topic is known (avro_key)
     }
     return representable(row, column.name, option,
                          [&] { return values_.string_text(column.column_type(), *text, scratch); });
@@ -343,12 +348,84 @@ void EventRouter::append_trace_headers(const Row& row) {
 }
 
 // The envelope's schema; a version column's NULL or non-number is no version, as in Debezium.
-std::string_view EventRouter::envelope_schema(const Row& row, std::string_view route_by) {
+const EnvelopeSchemas::Envelope& EventRouter::envelope_schema(const Row& row, std::string_view route_by) {
     std::optional<std::int64_t> version;
     if (row.table.schema_version)
         if (const auto text = row.text(*row.table.schema_version)) version = parse_int64(*text);
-    return envelope_schemas_.schema_for(row.table, route_by, version, payload_expanded_ ? expanded_schema_ : nullptr)
-        .json;
+    return envelope_schemas_.schema_for(row.table, route_by, version, payload_expanded_ ? expanded_schema_ : nullptr);
+}
+
+namespace {
+
+// An AvroConverter failure that is the row's: a name Avro refuses, a value its schema refuses,
+// a schema the registry refuses.
+template <typename Row, typename Write>
+std::optional<std::string_view> avro_written(const Row& row, std::string_view column, std::string_view option,
+                                             std::string_view converter, Write write) {
+    try {
+        return write();
+    } catch (const avro::AvroNameError& e) {
+        throw row.invalid(column, option, std::string(converter) + " AvroConverter: " + e.what());
+    } catch (const avro::AvroEncodingError& e) {
+        throw row.invalid(column, option, std::string(converter) + " AvroConverter: " + e.what());
+    } catch (const registry::SchemaRefusedError& e) {
+        throw row.invalid(column, option, std::string(converter) + " AvroConverter: " + e.what());
+    }
+}
+
+}  // namespace
+
+std::optional<std::string_view> EventRouter::avro_key(const Row& row, const std::string& topic) {
+    const BoundColumn& column = row.table.key;
+    const auto text = row.text(column);
+    const Schema schema = column_schema(column.column_type(), format_.modes, column.optional, column.default_value);
+    const Value value =
+        text ? representable(row, column.name, kKeyOption, [&] { return values_.value(column.column_type(), *text); })
+             : Value::null();
+    return avro_written(row, column.name, kKeyOption, "key.converter",
+                        [&] { return avro_key_->write(topic, schema, value, avro_key_scratch_); });
+}
+
+// AvroConverter's value: the envelope's Struct, or the payload alone (its column's schema, or
+// the schema Debezium infers for an expanded one). A NULL payload alone is a null value.
+std::optional<std::string_view> EventRouter::avro_value(const Row& row, const std::string& topic,
+                                                        std::string_view route_by,
+                                                        std::optional<std::string_view> payload_text, bool envelope) {
+    const BoundColumn& payload = row.table.payload;
+    const auto column_value = [&](const BoundColumn& column, std::string_view option) {
+        const auto text = row.text(column);
+        if (!text) return Value::null();
+        return representable(row, column.name, option, [&] { return values_.value(column.column_type(), *text); });
+    };
+    const auto expanded_value = [&] {
+        try {
+            return value_of_json(*expanded_schema_, nlohmann::ordered_json::parse(expanded_scratch_));
+        } catch (const std::exception& e) {
+            throw row.invalid(payload.name, kPayloadOption, std::string("the expanded payload: ") + e.what());
+        }
+    };
+    SchemaPtr schema;
+    Value value;
+    if (envelope) {
+        schema = envelope_schema(row, route_by).schema;
+        std::vector<Value> fields;
+        fields.push_back(payload_expanded_ ? expanded_value() : column_value(payload, kPayloadOption));
+        for (std::size_t i = 0; i < row.table.additional.size(); ++i)
+            if (settings_.additional_fields[i].placement == config::Placement::envelope && row.table.additional[i])
+                fields.push_back(column_value(*row.table.additional[i], kPlacementOption));
+        value = Value::of_struct(std::move(fields));
+    } else if (!payload_text) {
+        return std::nullopt;
+    } else if (settings_.expand_json_payload && expanded(row, *payload_text)) {
+        schema = expanded_schema_;
+        value = expanded_value();
+    } else {
+        schema = std::make_shared<Schema>(
+            column_schema(payload.column_type(), format_.modes, payload.optional, payload.default_value));
+        value = column_value(payload, kPayloadOption);
+    }
+    return avro_written(row, payload.name, kPayloadOption, "value.converter",
+                        [&] { return avro_value_->write(topic, *schema, value, avro_value_scratch_); });
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
@@ -381,6 +458,7 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
                               "\" is not a legal Kafka topic name (1 to 249 characters from "
                               "A-Z a-z 0-9 . _ -, and not . or ..)");
     record.topic = topic;
+    if (avro_key_) record.key = avro_key(row, topic);
     record.timestamp_ms = event_timestamp(row);
 
     // Debezium never sees a byte[] payload as empty; an empty bytea is as empty as an empty text.
@@ -451,10 +529,12 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
         }
     }
     record.headers = headers_;
-    if (build_envelope && format_.value_schemas) {
+    if (avro_value_ && !tombstone) {
+        record.value = avro_value(row, topic, *route_by, payload_text, build_envelope);
+    } else if (build_envelope && format_.value_schemas) {
         value_scratch_ += '}';
         value_json_scratch_.assign("{\"schema\":");
-        value_json_scratch_ += envelope_schema(row, *route_by);
+        value_json_scratch_ += envelope_schema(row, *route_by).json;
         value_json_scratch_ += ",\"payload\":";
         value_json_scratch_ += value_scratch_;
         value_json_scratch_ += '}';

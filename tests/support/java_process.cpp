@@ -49,14 +49,15 @@ JavaProcess::~JavaProcess() {
     kill_hard();
 }
 
-void JavaProcess::start(const std::vector<std::string>& arguments, const std::string& output_file) {
+void JavaProcess::start(const std::vector<std::string>& arguments, const std::string& output_file,
+                        const std::string& java_override) {
     if (running()) throw std::logic_error("a JVM is already running for this process");
     std::vector<std::string> command = {"java"};
     command.insert(command.end(), arguments.begin(), arguments.end());
     std::vector<char*> argv;
     for (auto& argument : command) argv.push_back(argument.data());
     argv.push_back(nullptr);
-    const std::string java = java_binary();
+    const std::string java = java_override.empty() ? java_binary() : java_override;
 
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");

@@ -18,8 +18,10 @@ public:
     JavaProcess(const JavaProcess&) = delete;
     JavaProcess& operator=(const JavaProcess&) = delete;
 
-    // `arguments`: JVM options, the main class and its arguments (without "java").
-    void start(const std::vector<std::string>& arguments, const std::string& output_file);
+    // `arguments`: JVM options, the main class and its arguments (without "java"); `java`: the
+    // binary, java_binary() when empty.
+    void start(const std::vector<std::string>& arguments, const std::string& output_file,
+               const std::string& java = "");
     bool running();
     // SIGTERM and a wait for the JVM's shutdown hooks; SIGKILL after `timeout`.
     void stop(std::chrono::milliseconds timeout);

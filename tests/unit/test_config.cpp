@@ -577,3 +577,55 @@ BOOST_AUTO_TEST_CASE(unavailable_value_placeholder_as_debezium_reads_it) {
     BOOST_TEST(error_of(base + "unavailable.value.placeholder: 'hex:ff'\n") ==
                "router.yaml:5: unavailable.value.placeholder: \"hex:ff\": the bytes must be ASCII text (1 to 7f)");
 }
+
+// Confluent's AvroConverter with its settings, as Kafka Connect names them.
+BOOST_AUTO_TEST_CASE(avro_converters_with_their_registry_settings) {
+    setenv("OUTBOX_TEST_REGISTRY_SECRET", "router:s3cret", 1);
+    const Config c = parse(yaml({
+        "postgres:", "  conninfo: dbname=app", "kafka:", "  bootstrap.servers: k:9092",
+        "topic.prefix: outbox",
+        "value.converter: io.confluent.connect.avro.AvroConverter",
+        "value.converter.schema.registry.url: \"https://r1:8081, https://r2:8081\"",
+        "value.converter.basic.auth.credentials.source: USER_INFO",
+        "value.converter.basic.auth.user.info: \"${env:OUTBOX_TEST_REGISTRY_SECRET}\"",
+        "value.converter.schema.registry.ssl.truststore.location: /etc/ca.pem",
+        "value.converter.schema.registry.ssl.truststore.type: PEM",
+        "value.converter.auto.register.schemas: false",
+        "value.converter.value.subject.name.strategy: io.confluent.kafka.serializers.subject.TopicRecordNameStrategy",
+        "value.converter.connect.meta.data: false",
+        "key.converter: io.confluent.connect.avro.AvroConverter",
+        "key.converter.schema.registry.url: http://r3:8081",
+        "schema.name.adjustment.mode: avro",
+    }));
+    BOOST_TEST((c.format.value == Converter::avro));
+    BOOST_TEST((c.format.key == Converter::avro));
+    BOOST_TEST(c.format.value_schemas);
+    BOOST_TEST(c.format.key_schemas);
+    BOOST_TEST(c.format.value_avro.registry_urls == (std::vector<std::string>{"https://r1:8081", "https://r2:8081"}));
+    BOOST_TEST(c.format.value_avro.user_info == "router:s3cret");
+    BOOST_TEST(c.format.value_avro.ca_location == "/etc/ca.pem");
+    BOOST_TEST(!c.format.value_avro.auto_register);
+    BOOST_TEST((c.format.value_avro.subject_strategy == SubjectNameStrategy::topic_record));
+    BOOST_TEST(!c.format.value_avro.connect_meta_data);
+    BOOST_TEST(c.format.key_avro.registry_urls == (std::vector<std::string>{"http://r3:8081"}));
+    BOOST_TEST(c.format.key_avro.auto_register);
+    BOOST_TEST((c.format.schema_names == NameAdjustmentMode::avro));
+
+    const auto base = [](std::initializer_list<std::string> extra) {
+        std::string text = yaml({"postgres:", "  conninfo: dbname=app", "kafka:", "  bootstrap.servers: k:9092"});
+        for (const auto& line : extra) text += line + "\n";
+        return text;
+    };
+    BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter"})) ==
+               "router.yaml:5: value.converter: AvroConverter needs value.converter.schema.registry.url");
+    BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter",
+                              "value.converter.schema.registry.url: http://r:8081",
+                              "value.converter.use.latest.version: true"}))
+                   .find("router.yaml:7: value.converter.use.latest.version: true is not supported") == 0);
+    BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter",
+                              "value.converter.schema.registry.url: http://r:8081",
+                              "value.converter.schema.registry.ssl.keystore.type: JKS"}))
+                   .find("router.yaml:7: value.converter.schema.registry.ssl.keystore.type: only PEM is supported") == 0);
+    BOOST_TEST(error_of(base({"value.converter.shema.registry.url: http://r:8081"}))
+                   .find("router.yaml:5: value.converter.shema.registry.url: unknown AvroConverter setting") == 0);
+}

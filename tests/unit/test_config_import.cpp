@@ -507,7 +507,15 @@ BOOST_AUTO_TEST_CASE(converters_are_merged_as_kafka_connect_merges_them) {
     const auto avro = import_text(connector + "}", "value.converter=io.confluent.connect.avro.AvroConverter\n"
                                                   "value.converter.schema.registry.url=http://sr:8081\n"
                                                   "bootstrap.servers=k:9092\n");
-    BOOST_TEST(keys_not_imported(avro) == (std::vector<std::string>{"value.converter", "value.converter.schema.registry.url"}),
+    BOOST_TEST(keys_not_imported(avro).empty());
+    BOOST_TEST((load(avro).format.value == outbox::config::Converter::avro));
+    // One the router cannot write is listed, not dropped.
+    const auto apicurio = import_text(connector + "}",
+                                      "value.converter=io.apicurio.registry.utils.converter.AvroConverter\n"
+                                      "value.converter.apicurio.registry.url=http://sr:8080\n"
+                                      "bootstrap.servers=k:9092\n");
+    BOOST_TEST(keys_not_imported(apicurio) ==
+                   (std::vector<std::string>{"value.converter", "value.converter.apicurio.registry.url"}),
                boost::test_tools::per_element());
 }
 
@@ -550,4 +558,47 @@ BOOST_AUTO_TEST_CASE(credentials_are_masked_by_what_they_are) {
     BOOST_TEST(masked_value("ssl.truststore.certificates", "x") == "****");
     BOOST_TEST(masked_value("value.converter.bearer.auth.token", "abc") == "****");
     BOOST_TEST(masked_value("snapshot.mode", "initial") == "initial");
+}
+
+// An Avro connector: Confluent's AvroConverter and its registry settings, from the connector or
+// the worker; a credential written literally stays out of the YAML (and out of the listing).
+BOOST_AUTO_TEST_CASE(avro_connectors_keep_their_converter_and_registry_settings) {
+    const auto own = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "app", "topic.prefix": "app",
+        "value.converter": "io.confluent.connect.avro.AvroConverter",
+        "value.converter.schema.registry.url": "http://registry:8081",
+        "value.converter.basic.auth.credentials.source": "USER_INFO",
+        "value.converter.basic.auth.user.info": "${file:/etc/secrets.properties:registry.user.info}",
+        "value.converter.auto.register.schemas": "false",
+        "key.converter": "io.confluent.connect.avro.AvroConverter",
+        "key.converter.schema.registry.url": "http://registry:8081",
+        "key.converter.basic.auth.user.info": "router:literal-secret-9"})");
+    BOOST_TEST(own.yaml.find("value.converter: io.confluent.connect.avro.AvroConverter") != std::string::npos, own.yaml);
+    BOOST_TEST(own.yaml.find("${file:/etc/secrets.properties:registry.user.info}") != std::string::npos, own.yaml);
+    BOOST_TEST(own.yaml.find("literal-secret-9") == std::string::npos, own.yaml);
+    BOOST_TEST(keys_not_imported(own) ==
+                   (std::vector<std::string>{"key.converter.basic.auth.user.info", "bootstrap.servers"}),
+               boost::test_tools::per_element());
+    for (const auto& n : own.not_imported) BOOST_TEST(n.value.find("literal-secret-9") == std::string::npos);
+    const std::string yaml = own.yaml;
+    ::setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092", 1);
+    const auto config = outbox::config::parse_config(
+        std::string(yaml).replace(yaml.find("${file:/etc/secrets.properties:registry.user.info}"),
+                                  std::string("${file:/etc/secrets.properties:registry.user.info}").size(), "u:p"),
+        "imported.yaml");
+    BOOST_TEST((config.format.value == outbox::config::Converter::avro));
+    BOOST_TEST((config.format.key == outbox::config::Converter::avro));
+    BOOST_TEST(!config.format.value_avro.auto_register);
+    BOOST_TEST(config.format.value_avro.registry_urls.front() == "http://registry:8081");
+
+    // The worker's AvroConverter, with the worker's settings.
+    const auto worker = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "database.dbname": "app", "topic.prefix": "app"})",
+                                    "bootstrap.servers=k:9092\n"
+                                    "value.converter=io.confluent.connect.avro.AvroConverter\n"
+                                    "value.converter.schema.registry.url=http://r1:8081,http://r2:8081\n"
+                                    "value.converter.enhanced.avro.schema.support=true\n");
+    BOOST_TEST(worker.yaml.find("value.converter.schema.registry.url: ") != std::string::npos, worker.yaml);
+    BOOST_TEST(keys_not_imported(worker).empty(), worker.yaml);
+    BOOST_TEST(load(worker).format.value_avro.registry_urls.size() == 2u);
 }

@@ -145,6 +145,8 @@ BOOST_AUTO_TEST_CASE(converter_settings_are_read_under_kafka_connects_names_and_
                "router.yaml:5: extended.headers.enabled needs topic.prefix: it is the connectorLogicalName header");
     BOOST_TEST(config_error("header.converter: org.apache.kafka.connect.converters.ByteArrayConverter\n")
                    .find("router.yaml:5: header.converter: unsupported header converter") == 0);
-    BOOST_TEST(config_error("key.converter: io.confluent.connect.avro.AvroConverter\n")
-                   .find("router.yaml:5: key.converter: unsupported converter \"io.confluent.connect.avro.AvroConverter\"") == 0);
+    BOOST_TEST(config_error("key.converter: io.confluent.connect.avro.AvroConverter\n") ==
+               "router.yaml:5: key.converter: AvroConverter needs key.converter.schema.registry.url");
+    BOOST_TEST(config_error("key.converter: io.apicurio.registry.utils.converter.AvroConverter\n")
+                   .find("router.yaml:5: key.converter: unsupported converter") == 0);
 }

@@ -150,6 +150,31 @@ enum class Converter {
     string,  // StringConverter (the default): text as is; a structure as compact JSON
     json,    // JsonConverter with schemas.enable=false: every value as JSON
     bytes,   // ByteArrayConverter (or Debezium's BinaryDataConverter): bytea columns' raw bytes only
+    avro,    // Confluent's AvroConverter: Avro in Confluent's wire format, schemas in a schema registry
+};
+
+// Which registry subject a schema goes under (Confluent's *.subject.name.strategy): the topic's
+// "<topic>-key"/"<topic>-value", the record's full name, or "<topic>-<record name>".
+enum class SubjectNameStrategy { topic, record, topic_record };
+
+// Debezium's schema.name.adjustment.mode and field.name.adjustment.mode.
+enum class NameAdjustmentMode { none, avro, avro_unicode };
+
+// A Confluent AvroConverter's settings (key.converter.* or value.converter.*), with its defaults.
+struct AvroConverterSettings {
+    std::vector<std::string> registry_urls;  // schema.registry.url: tried in order, the next on failure
+    std::string user_info;                   // basic.auth.user.info (user:password), a secret
+    std::string bearer_token;                // bearer.auth.token, a secret
+    std::string ca_location;                 // schema.registry.ssl.truststore.location (PEM)
+    std::string certificate_location;        // schema.registry.ssl.keystore.location (PEM: certificate and key)
+    std::string key_password;                // schema.registry.ssl.key.password, a secret
+    bool auto_register = true;               // auto.register.schemas
+    SubjectNameStrategy subject_strategy = SubjectNameStrategy::topic;
+    bool connect_meta_data = true;         // connect.meta.data
+    bool enhanced_schema_support = false;  // enhanced.avro.schema.support
+    int request_timeout_ms = 10000;        // schema.registry.request.timeout.ms (bounds each request)
+    int cache_capacity = 1000;             // schemas.cache.config: distinct schemas remembered
+    Location location;                     // where the converter was named
 };
 
 // How Debezium's PostgreSQL connector represents temporal, numeric and bytea columns: its
@@ -175,13 +200,18 @@ struct RecordFormat {
     // Struct.toString(), Debezium's bytes. Unset: as compact JSON, which consumers can read.
     bool value_struct_text = false;
     Converter header = Converter::string;  // SimpleHeaderConverter's text, or JsonConverter's JSON
-    // JsonConverter's schemas.enable (its default true): {"schema": ..., "payload": ...}.
+    // Connect schemas: JsonConverter's schemas.enable (its default true): {"schema": ..., "payload": ...};
+    // always with AvroConverter.
     bool key_schemas = false;
     bool value_schemas = false;
     bool header_schemas = false;
     bool context_headers = false;
     std::string topic_prefix;  // topic.prefix: the context headers' connectorLogicalName
     ValueModes modes;
+    AvroConverterSettings key_avro;  // with Converter::avro
+    AvroConverterSettings value_avro;
+    NameAdjustmentMode schema_names = NameAdjustmentMode::none;  // schema.name.adjustment.mode
+    NameAdjustmentMode field_names = NameAdjustmentMode::none;   // field.name.adjustment.mode
 };
 
 // One of Kafka Connect's topic creation groups (KIP-158): which topics it takes (Java regexes

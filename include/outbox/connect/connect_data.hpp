@@ -9,6 +9,8 @@
 
 namespace outbox::connect {
 
+struct MapEntry;
+
 // Kafka Connect's data model, as the router fills it: a value of one of Connect's types, typed
 // as its schema says (a Decimal's unscaled bytes, a Date's days, a Timestamp's milliseconds: the
 // logical type is the schema's). Each converter (JSON, Avro) writes the same model.
@@ -20,9 +22,9 @@ struct Value {
     double floating = 0;       // float32 (a float's value) and float64
     std::string text;          // a string's UTF-8, or the bytes
     std::vector<Value> elements;                   // an array's items; a struct's fields in its schema's order
-    std::vector<std::pair<Value, Value>> entries;  // a map's
+    std::vector<MapEntry> entries;  // a map's
 
-    static Value null() { return {}; }
+    static Value null();
     static Value of_boolean(bool value);
     static Value of_integer(Kind kind, std::int64_t value);
     static Value of_floating(Kind kind, double value);
@@ -33,6 +35,16 @@ struct Value {
 
     bool operator==(const Value& other) const;
 };
+
+// One key and value of a map. (A struct of its own: std::pair would need Value complete where
+// Value declares its members, which clang refuses.)
+struct MapEntry {
+    Value key;
+    Value value;
+    bool operator==(const MapEntry& other) const { return key == other.key && value == other.value; }
+};
+
+inline Value Value::null() { return {}; }
 
 struct Schema;
 using SchemaPtr = std::shared_ptr<const Schema>;

@@ -3,6 +3,7 @@
 #include "outbox/router/connect_model.hpp"
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
+#include "outbox/router/avro_records.hpp"
 #include "outbox/router/envelope_schemas.hpp"
 #include "outbox/connect/json_expansion.hpp"
 #include "outbox/router/outbox_router.hpp"
@@ -63,13 +65,20 @@ private:
     std::string header_string(std::string_view text) const;
     void append_with_schema(std::string& out, const Row& row, const BoundColumn& column, std::string_view option,
                             std::optional<std::string_view> text) const;
-    std::string_view envelope_schema(const Row& row, std::string_view route_by);
+    const EnvelopeSchemas::Envelope& envelope_schema(const Row& row, std::string_view route_by);
+    std::optional<std::string_view> avro_key(const Row& row, const std::string& topic);
+    std::optional<std::string_view> avro_value(const Row& row, const std::string& topic, std::string_view route_by,
+                                               std::optional<std::string_view> payload_text, bool envelope);
     std::string old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const;
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
     ConnectValueWriter values_;
     EnvelopeSchemas envelope_schemas_;
+    std::unique_ptr<AvroRecordSide> avro_key_;    // key.converter AvroConverter
+    std::unique_ptr<AvroRecordSide> avro_value_;  // value.converter AvroConverter
+    std::string avro_key_scratch_;
+    std::string avro_value_scratch_;
     SchemaPtr expanded_schema_;                   // with value schemas: the expanded payload's
     bool payload_expanded_ = false;               // this row's envelope payload was expanded
     const std::string run_id_;
