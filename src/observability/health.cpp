@@ -32,6 +32,11 @@ void Health::set_waiting_for(std::string what) {
     waiting_for_ = std::move(what);
 }
 
+void Health::set_interrupted_by(std::string cause) {
+    const std::lock_guard lock(waiting_mutex_);
+    interrupted_by_ = std::move(cause);
+}
+
 Health::Verdict Health::liveness() const {
     const auto last = Clock::time_point(Clock::duration(last_progress_.load(std::memory_order_relaxed)));
     const auto age = Clock::now() - last;
@@ -52,7 +57,9 @@ Health::Verdict Health::readiness() const {
         verdict.detail += "postgres: streaming\n";
     } else {
         verdict.ok = false;
-        verdict.detail += "postgres: not streaming\n";
+        const std::lock_guard lock(waiting_mutex_);
+        verdict.detail += interrupted_by_.empty() ? "postgres: not streaming\n"
+                                                  : "postgres: not streaming (" + interrupted_by_ + ")\n";
     }
     const std::lock_guard lock(probe_mutex_);
     if (!kafka_probe_) {

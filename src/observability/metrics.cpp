@@ -23,6 +23,9 @@ Metrics::Metrics()
       caught_up_flushes(registry_.counter("outbox_router_caught_up_flushes_total",
                                           "Times the router, caught up with the server, sent its records to Kafka "
                                           "at once instead of waiting linger.ms.")),
+      schema_registry_unavailable(registry_.counter("outbox_router_schema_registry_unavailable_total",
+                                                    "Times no schema registry URL answered (no connection, a timeout, "
+                                                    "5xx or 429); the router reconnects and routes the rows again.")),
       received_lsn(registry_.gauge("outbox_router_received_lsn_bytes", "Newest WAL position received.")),
       confirmed_lsn(registry_.gauge("outbox_router_confirmed_lsn_bytes",
                                     "WAL position last confirmed to PostgreSQL as flushed.")),

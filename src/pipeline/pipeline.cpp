@@ -11,6 +11,7 @@
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/pipeline/slot_gap_error.hpp"
+#include "outbox/registry/schema_registry_client.hpp"
 #include "outbox/replication/connection_settings.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/util/errors.hpp"
@@ -95,6 +96,8 @@ void Pipeline::run() {
             core_.producer_failed(e.what());
         } catch (const TransientError& e) {
             metrics_.health.set_streaming(false);
+            metrics_.health.set_interrupted_by(log::mask_conninfo(e.what()));
+            if (dynamic_cast<const registry::RegistryUnavailableError*>(&e)) metrics_.schema_registry_unavailable.add();
             // A stop that ended a wait (room in librdkafka's queue, a Kafka commit) drains over the
             // same connection, so that what Kafka acknowledges meanwhile is confirmed.
             if (ShutdownSignal::requested()) return core_.drain_and_stop();

@@ -145,7 +145,7 @@ SchemaRegistryClient::Answer SchemaRegistryClient::request(const std::string& me
         preferred_url_ = index;
         return answer;
     }
-    throw TransientError("schema registry unreachable: " + failures);
+    throw RegistryUnavailableError("schema registry unreachable: " + failures);
 }
 
 std::string SchemaRegistryClient::latest_version(const std::string& subject) {

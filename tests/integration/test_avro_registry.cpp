@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness.hpp"
+#include "http_get.hpp"
 #include "schema_registry.hpp"
 
 using namespace outbox::test;
@@ -153,16 +154,29 @@ BOOST_AUTO_TEST_CASE(expanded_payloads_evolve_and_a_refused_change_is_a_definite
 BOOST_AUTO_TEST_CASE(a_registry_outage_is_waited_out_without_losing_anything) {
     const auto db = create_outbox_database("avro_outage");
     Sql sql(postgres().conninfo(db));
+    const auto port = static_cast<std::uint16_t>(free_loopback_port());
     RouterProcess router(work_dir(), router_config(db, "", avro_converter("value") +
-                                                               "value.converter.schema.registry.request.timeout.ms: 1000\n"));
+                                                               "value.converter.schema.registry.request.timeout.ms: 1000\n") +
+                                         "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
     BOOST_REQUIRE(router.wait_streaming());
     schema_registry().pause();
     sql.exec(outbox_rows_sql(0, 20, 3));
-    std::this_thread::sleep_for(4s);
+    // Between attempts (the reconnect backoff) /readyz names what ended the last connection.
+    std::string named;
+    const auto until = std::chrono::steady_clock::now() + 4s;
+    while (std::chrono::steady_clock::now() < until) {
+        const auto ready = http_get(port, "/readyz");
+        if (ready.status == 503 && ready.body.find("not streaming (schema registry unreachable") != std::string::npos)
+            named = ready.body;
+        std::this_thread::sleep_for(100ms);
+    }
     const std::string waiting = router.output();
+    const auto unavailable = sample_value(http_get(port, "/metrics").body, "outbox_router_schema_registry_unavailable_total");
     schema_registry().resume();
     BOOST_TEST(router.running());
     BOOST_TEST(waiting.find("schema registry unreachable") != std::string::npos, waiting);
+    BOOST_TEST(!named.empty());
+    BOOST_TEST(unavailable.value_or(0) >= 1);
     const auto records = read_topic(kafka_servers(), "outbox.event.Order", 20, 120s);
     std::map<std::string, int> copies;
     for (const auto& r : records) ++copies[r.headers.front().second.value_or("")];
@@ -170,5 +184,6 @@ BOOST_AUTO_TEST_CASE(a_registry_outage_is_waited_out_without_losing_anything) {
     int duplicates = 0;
     for (const auto& [id, n] : copies) duplicates += n - 1;
     BOOST_TEST_MESSAGE("duplicates after the outage: " << duplicates);
+    BOOST_TEST(duplicates == 0);  // nothing was delivered before the registry stalled
     for (const auto& r : records) BOOST_TEST(r.value.value().substr(0, 1) == std::string(1, '\0'));
 }

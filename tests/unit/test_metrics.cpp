@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(router_metrics_use_prometheus_names) {
                              "outbox_router_slot_confirmed_flush_lsn_bytes 0\n", "outbox_router_slot_active 0\n",
                              "outbox_router_slot_monitor_up 0\n", "outbox_router_in_flight_messages 0\n",
                              "outbox_router_in_flight_bytes 0\n", "outbox_router_streaming 0\n",
-                             "outbox_router_ready 0\n",
+                             "outbox_router_ready 0\n", "outbox_router_schema_registry_unavailable_total 0\n",
                              "outbox_router_commit_to_ack_seconds_bucket{le=\"0.025\"} 1\n",
                              "outbox_router_commit_to_ack_seconds_bucket{le=\"0.01\"} 0\n",
                              "outbox_router_commit_to_ack_seconds_count 1\n"}) {
@@ -163,6 +163,19 @@ BOOST_AUTO_TEST_CASE(ready_follows_the_readiness_verdict_and_the_start_time_is_t
     BOOST_TEST(metrics.render().find("outbox_router_ready 1\n") != std::string::npos);
     const auto unreachable = metrics.health.register_kafka_probe([] { return std::string("Local: Broker transport failure"); });
     BOOST_TEST(metrics.render().find("outbox_router_ready 0\n") != std::string::npos);
+}
+
+// /readyz says what ended the last connection while the router is not streaming.
+BOOST_AUTO_TEST_CASE(readiness_names_what_ended_the_last_connection) {
+    Health health;
+    const auto registration = health.register_kafka_probe([] { return std::string(); });
+    BOOST_TEST(health.readiness().detail == "postgres: not streaming\nkafka: reachable\n");
+    health.set_interrupted_by("schema registry unreachable: http://registry:8081: HTTP 503");
+    BOOST_TEST(health.readiness().detail ==
+               "postgres: not streaming (schema registry unreachable: http://registry:8081: HTTP 503)\nkafka: reachable\n");
+    health.set_streaming(true);
+    BOOST_TEST(health.readiness().ok);
+    BOOST_TEST(health.readiness().detail == "postgres: streaming\nkafka: reachable\n");
 }
 
 BOOST_AUTO_TEST_CASE(lag_is_the_server_position_minus_the_newest_confirmed_one) {

@@ -61,6 +61,9 @@ public:
     void set_waiting_for(std::string what);
     // Pipeline thread: true once START_REPLICATION succeeded, false when the connection is gone.
     void set_streaming(bool streaming) noexcept { streaming_.store(streaming, std::memory_order_relaxed); }
+    // Pipeline thread: why the last connection ended (a transient error), for /readyz while not
+    // streaming; empty when nothing ended one.
+    void set_interrupted_by(std::string cause);
     bool streaming() const noexcept { return streaming_.load(std::memory_order_relaxed); }
 
     // Replaces any earlier probe.
@@ -78,6 +81,7 @@ private:
     std::atomic<std::uint64_t> progress_marks_{0};
     mutable std::mutex waiting_mutex_;
     std::string waiting_for_;
+    std::string interrupted_by_;  // guarded by waiting_mutex_
     std::atomic<bool> streaming_{false};
     mutable std::mutex probe_mutex_;  // held while the probe runs: see ProbeRegistration
     KafkaProbe kafka_probe_;

@@ -28,6 +28,7 @@ public:
     CounterFamily& events_published;      // {topic}: acknowledged by Kafka
     Counter& producer_errors;             // failed deliveries and librdkafka error callbacks
     Counter& caught_up_flushes;           // rd_kafka_flush() calls made while caught up (linger.ms skipped)
+    Counter& schema_registry_unavailable; // times no schema registry URL answered (then a reconnect)
     Gauge& received_lsn;                  // newest WAL position received
     Gauge& confirmed_lsn;                 // last position sent to PostgreSQL as flushed
     Gauge& in_flight_messages;            // handed to librdkafka, not yet acknowledged

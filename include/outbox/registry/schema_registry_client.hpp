@@ -21,13 +21,20 @@ public:
     using DefiniteError::DefiniteError;
 };
 
+// No registry URL answered (no connection, a timeout, 5xx or 429 from every one): the router
+// reconnects and routes the same rows again, as for any transient error, and counts it.
+class RegistryUnavailableError : public TransientError {
+public:
+    using TransientError::TransientError;
+};
+
 // A Confluent-compatible schema registry (Confluent Schema Registry, Apicurio's /apis/ccompat/v7,
 // Karapace) over libcurl, for one converter's settings. Each distinct (subject, schema) costs one
 // request (POST /subjects/{s}/versions, or POST /subjects/{s} to look it up without registering);
 // the answer is cached, up to schemas.cache.config entries (beyond that the cache starts over).
 // Requests run on the caller's thread with bounded waits (connect at most 5 s, the whole request
 // schema.registry.request.timeout.ms) and end at once when `stop_requested` says so.
-//  - no answer, 5xx or 429 from every URL (tried in order): TransientError;
+//  - no answer, 5xx or 429 from every URL (tried in order): RegistryUnavailableError;
 //  - 401/403: DefiniteError naming the registry and which credentials it refused;
 //  - 409, 422, 404 on a look-up: SchemaRefusedError with the subject, the latest version and
 //    the registry's own message.
