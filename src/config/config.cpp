@@ -15,6 +15,7 @@
 #include "outbox/util/errors.hpp"
 #include "outbox/util/java_regex.hpp"
 #include "outbox/util/log.hpp"
+#include "outbox/config/cloud_events_settings.hpp"
 #include "outbox/config/topic_creation.hpp"
 #include "outbox/util/topic_name.hpp"
 
@@ -516,6 +517,21 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     }
     entries = std::move(others);
     config.topic_creation = read_topic_creation(topic_creation, file_name);
+    const auto cloud_events = std::find_if(entries.begin(), entries.end(), [](const Entry& e) {
+        return e.name == "value.converter" && names_cloud_events_converter(e);
+    });
+    if (cloud_events != entries.end()) {
+        // Copied out rather than erased: assigning a YAML::Node (as erase shifts) rewrites the node it shares.
+        const Entry converter = *cloud_events;
+        std::vector<Entry> settings, rest;
+        for (auto it = entries.begin(); it != entries.end(); ++it)
+            if (it != cloud_events) (is_cloud_events_key(it->name) ? settings : rest).push_back(*it);
+        entries = std::move(rest);
+        config.format.cloud_events = read_cloud_events(converter, settings);
+        config.format.value = Converter::json;  // the data, as JsonConverter without schemas writes it
+        format_locations.value = converter.location;
+        format_locations.value_schemas = false;
+    }
     dispatch(entries,
              {
                  {"postgres",
@@ -606,6 +622,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
              });
 
     check_record_format(config, format_locations);
+    check_cloud_events(config);
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != ErrorTolerance::all)
         fail(dead_letter_location, "errors.deadletterqueue.topic.name needs errors.tolerance: all");
