@@ -1,5 +1,6 @@
 #include "outbox/config/cloud_events_settings.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string_view>
@@ -132,7 +133,15 @@ void check_cloud_events(const Config& config) {
                         block + " places none (add table.fields.additional.placement <column>:header:type, or set "
                                 "value.converter.metadata.source type:generate)");
     };
-    check(config.outbox, settings.location, "outbox");
+    // The shared block serves messages and every table without an override of its own.
+    const auto& overrides = config.outbox.table_overrides;
+    const bool shared_block_used =
+        !config.outbox.message_prefixes.empty() ||
+        std::any_of(config.postgres.tables.begin(), config.postgres.tables.end(), [&](const TableName& table) {
+            return std::none_of(overrides.begin(), overrides.end(),
+                                [&](const OutboxTableOverride& o) { return o.table == table; });
+        });
+    if (shared_block_used) check(config.outbox, settings.location, "outbox");
     for (const auto& override_block : config.outbox.table_overrides)
         check(override_block.settings, override_block.location,
               "the table.overrides block of " + override_block.table.qualified());
