@@ -885,6 +885,8 @@ BOOST_DATA_TEST_CASE(debezium_and_the_router_write_the_same_records,
                             // block and op from (HeaderFrom); the router needs none.
                             BOOST_TEST(contains(b.header("op").value_or(""), R"("payload":"c")"));
                             BOOST_TEST(b.header("source").has_value());
+                            BOOST_TEST(contains(b.value.value_or(""), R"(,"specversion":"1.0","type":")"),
+                                       shown(b.value));
                             std::erase_if(debezium.headers, [](const auto& h) {
                                 return h.first == "source" || h.first == "op";
                             });
