@@ -79,7 +79,6 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
     bool extension_attributes = true;
     bool data_schemas = true;
     const Entry* extension_entry = nullptr;
-    const Entry* schemas_entry = nullptr;
     for (const Entry& e : entries) {
         const std::string key = e.name.substr(kPrefix.size());
         if (key == "serializer.type" || key == "data.serializer.type") {
@@ -96,7 +95,6 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
             require_false(e, "the data's schema name is always io.debezium.connector.postgresql.Data");
         } else if (key == "json.schemas.enable") {
             data_schemas = boolean_option(e);
-            schemas_entry = &e;
         } else if (key == "cloudevents.mode") {
             settings.mode = enum_option<CloudEventsMode>(
                 e, {{"structured", CloudEventsMode::structured}, {"binary", CloudEventsMode::binary}});
@@ -112,10 +110,7 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
         fail(extension_entry ? extension_entry->location : converter.location,
              "value.converter.extension.attributes.enable: only false is supported: the extension attributes "
              "copy Debezium's source block, which the router does not write");
-    if (data_schemas)
-        fail(schemas_entry ? schemas_entry->location : converter.location,
-             "value.converter.json.schemas.enable: only false is supported: the router writes CloudEvents data "
-             "without its Connect schema");
+    settings.data_schemas = data_schemas;
     return settings;
 }
 

@@ -528,9 +528,9 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
             if (it != cloud_events) (is_cloud_events_key(it->name) ? settings : rest).push_back(*it);
         entries = std::move(rest);
         config.format.cloud_events = read_cloud_events(converter, settings);
-        config.format.value = Converter::json;  // the data, as JsonConverter without schemas writes it
+        config.format.value = Converter::json;  // the data, as JsonConverter writes it
         format_locations.value = converter.location;
-        format_locations.value_schemas = false;
+        format_locations.value_schemas = config.format.cloud_events.data_schemas;
     }
     dispatch(entries,
              {

@@ -34,7 +34,53 @@ void append_member(std::string& out, std::string_view name, std::string_view tex
     connect::append_json_string(out, text);
 }
 
+// The end of the JSON value starting at `at` (just past it), or npos when the text ends first.
+std::size_t json_value_end(std::string_view text, std::size_t at) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = at; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') {
+                in_string = false;
+                if (depth == 0) return i + 1;
+            }
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '{' || c == '[') ++depth;
+        else if (c == '}' || c == ']') {
+            if (depth == 0) return i;  // a scalar ended by its container
+            if (--depth == 0) return i + 1;
+        } else if (c == ',' && depth == 0) return i;
+    }
+    return depth == 0 && !in_string ? text.size() : std::string_view::npos;
+}
+
 }  // namespace
+
+std::optional<std::string> debezium_data_with_schema(std::string_view value) {
+    constexpr std::string_view schema_key = "{\"schema\":";
+    constexpr std::string_view struct_start = "{\"type\":\"struct\",\"fields\":";
+    constexpr std::string_view payload_key = ",\"payload\":";
+    if (value.substr(0, schema_key.size()) != schema_key || value.empty() || value.back() != '}') return std::nullopt;
+    const std::size_t schema_at = schema_key.size();
+    const std::size_t schema_end = json_value_end(value, schema_at);
+    if (schema_end == std::string_view::npos) return std::nullopt;
+    if (value.substr(schema_at, struct_start.size()) != struct_start) return std::nullopt;
+    const std::size_t fields_at = schema_at + struct_start.size();
+    const std::size_t fields_end = json_value_end(value, fields_at);
+    if (fields_end == std::string_view::npos || value[fields_at] != '[' || fields_end > schema_end) return std::nullopt;
+    if (value.substr(schema_end, payload_key.size()) != payload_key) return std::nullopt;
+    const std::size_t payload_at = schema_end + payload_key.size();
+    std::string data = "{\"schema\":{\"type\":\"struct\",\"fields\":";
+    data += value.substr(fields_at, fields_end - fields_at);
+    data += ",\"optional\":false,\"name\":\"io.debezium.connector.postgresql.Data\"},\"payload\":";
+    data += value.substr(payload_at, value.size() - 1 - payload_at);
+    data += '}';
+    return data;
+}
 
 std::string debezium_extension_name(std::string_view field) {
     std::string name = "iodebezium";

@@ -561,7 +561,12 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
 // from the source block's ts_ms (the commit time). Like Debezium, only a structure can be data.
 void EventRouter::as_cloud_event(const Row& row, OutboxRecord& record) {
     constexpr std::string_view option = "value.converter";
-    const std::string_view data = *record.value;
+    std::string_view data = *record.value;
+    if (format_.value_schemas) {
+        auto with_schema = debezium_data_with_schema(data);
+        if (with_schema) data = cloud_event_data_ = std::move(*with_schema);
+        else data = {};
+    }
     if (data.empty() || data.front() != '{')
         throw row.invalid(row.table.payload.name, option,
                           "CloudEventsConverter writes only a structure as data (an expanded JSON object: "
@@ -589,6 +594,7 @@ void EventRouter::as_cloud_event(const Row& row, OutboxRecord& record) {
         record.value = cloud_event_scratch_;
         return;
     }
+    record.value = data;
     write_binary_headers(cloud_event_headers_, event);
     for (const auto& [name, value] : cloud_event_headers_.headers) headers_.push_back({name, value});
     record.headers = headers_;

@@ -32,18 +32,20 @@ namespace {
 // The last, cloud_events, is Debezium's CloudEventsConverter as its outbox examples set it up: a
 // HeaderFrom copying source and op into headers before the EventRouters, metadata.source header,
 // JsonConverter headers with schemas (which it reads id and type through).
-enum class Connector { string, json, string_modes, json_modes, json_schemas, bytes, cloud_events };
-constexpr Connector kConnectors[] = {Connector::string,     Connector::json,         Connector::string_modes,
-                                     Connector::json_modes, Connector::json_schemas, Connector::bytes,
-                                     Connector::cloud_events};
+// cloud_events_schemas is the same with data schemas (json.schemas.enable, Debezium's default).
+enum class Connector { string, json, string_modes, json_modes, json_schemas, bytes, cloud_events, cloud_events_schemas };
+constexpr Connector kConnectors[] = {Connector::string,       Connector::json,         Connector::string_modes,
+                                     Connector::json_modes,   Connector::json_schemas, Connector::bytes,
+                                     Connector::cloud_events, Connector::cloud_events_schemas};
+bool cloud_events(Connector c) { return c == Connector::cloud_events || c == Connector::cloud_events_schemas; }
 
 bool writes_json(Connector c) { return c == Connector::json || c == Connector::json_modes || c == Connector::json_schemas; }
 // JsonConverter's {schema, payload} (its default) for keys, values and headers.
 bool schemas(Connector c) { return c == Connector::json_schemas; }
-bool header_schemas(Connector c) { return c == Connector::json_schemas || c == Connector::cloud_events; }
+bool header_schemas(Connector c) { return c == Connector::json_schemas || cloud_events(c); }
 // JsonConverter for headers too (Debezium Server's json header format).
 bool json_headers(Connector c) {
-    return c == Connector::json_modes || c == Connector::json_schemas || c == Connector::cloud_events;
+    return c == Connector::json_modes || c == Connector::json_schemas || cloud_events(c);
 }
 bool context_headers(Connector c) { return c == Connector::string || c == Connector::json_schemas; }
 
@@ -118,12 +120,13 @@ std::string base64(const std::string& bytes) {
 const std::string kBase = "id text, aggregatetype text, aggregateid text, payload text";
 
 // Debezium's CloudEventsConverter under the same keys on both sides (docs/configuration.md,
-// "CloudEvents"): JSON events, JSON data without schemas, no extension attributes.
-const std::vector<std::pair<std::string, std::string>> kCloudEventsSettings = {
-    {"value.converter", "io.debezium.converters.CloudEventsConverter"},
-    {"value.converter.metadata.source", "header,id:header,type:header"},
-    {"value.converter.extension.attributes.enable", "false"},
-    {"value.converter.json.schemas.enable", "false"}};
+// "CloudEvents"): JSON events, JSON data with or without schemas, no extension attributes.
+std::vector<std::pair<std::string, std::string>> cloud_events_settings(Connector c) {
+    return {{"value.converter", "io.debezium.converters.CloudEventsConverter"},
+            {"value.converter.metadata.source", "header,id:header,type:header"},
+            {"value.converter.extension.attributes.enable", "false"},
+            {"value.converter.json.schemas.enable", c == Connector::cloud_events_schemas ? "true" : "false"}};
+}
 
 const std::string kCloudEventsColumns = "id uuid, aggregatetype text, aggregateid text, type text, payload jsonb";
 
@@ -631,6 +634,21 @@ const std::vector<Case>& cases() {
          {"INSERT INTO cloud_events_envelope.outbox VALUES ('8d42efd0-b015-44a9-9dde-cb36d9002425', 'Order', 'o1', "
           "'OrderPlaced', '{\"lines\": [{\"sku\": \"a\", \"qty\": 2}]}')"},
          {{"sbs.cloud_events_envelope", 1}}},
+        {"cloud_events_schemas", kCloudEventsColumns,
+         {{"table.expand.json.payload", "true"},
+          {"table.fields.additional.placement", "type:header:type,type:envelope:eventType"},
+          {"route.topic.replacement", "sbs.cloud_events_schemas"}},
+         Connector::cloud_events_schemas,
+         {"INSERT INTO cloud_events_schemas.outbox VALUES ('9e42efd0-b015-44a9-9dde-cb36d9002425', 'Order', 'o1', "
+          "'OrderPlaced', '{\"lines\": [{\"sku\": \"a\", \"qty\": 2}], \"total\": 2.5, \"paid\": true}')"},
+         {{"sbs.cloud_events_schemas", 1}}},
+        {"cloud_events_schemas_payload", kCloudEventsColumns,
+         {{"table.expand.json.payload", "true"}, {"table.fields.additional.placement", "type:header:type"},
+          {"route.topic.replacement", "sbs.cloud_events_schemas_payload"}},
+         Connector::cloud_events_schemas,
+         {"INSERT INTO cloud_events_schemas_payload.outbox VALUES ('ae42efd0-b015-44a9-9dde-cb36d9002425', 'User', "
+          "'u1', 'UserCreated', '{\"name\": \"Zoë\", \"tags\": [\"a\", \"b\"], \"n\": {\"x\": 9000000000}}')"},
+         {{"sbs.cloud_events_schemas_payload", 1}}},
     };
     return all;
 }
@@ -650,6 +668,7 @@ std::string connector_name(Connector c) {
         case Connector::json_schemas: return "dbz_json_schemas";
         case Connector::bytes: return "dbz_bytes";
         case Connector::cloud_events: return "dbz_cloud_events";
+        case Connector::cloud_events_schemas: return "dbz_cloud_events_schemas";
     }
     return "";
 }
@@ -684,8 +703,8 @@ std::map<std::string, std::string> connector(Connector connector, const std::str
         properties["header.converter"] = "org.apache.kafka.connect.json.JsonConverter";
         properties["header.converter.schemas.enable"] = header_schemas(connector) ? "true" : "false";
     }
-    if (connector == Connector::cloud_events) {
-        for (const auto& [key, value] : kCloudEventsSettings) properties[key] = value;
+    if (cloud_events(connector)) {
+        for (const auto& [key, value] : cloud_events_settings(connector)) properties[key] = value;
         properties["transforms.metadata.type"] = "org.apache.kafka.connect.transforms.HeaderFrom$Value";
         properties["transforms.metadata.fields"] = "source,op";
         properties["transforms.metadata.headers"] = "source,op";
@@ -706,7 +725,7 @@ std::map<std::string, std::string> connector(Connector connector, const std::str
         properties["predicates." + c.name + ".pattern"] = name + "\\." + c.name + "\\.outbox";
     }
     properties["table.include.list"] = tables;
-    properties["transforms"] = (connector == Connector::cloud_events ? "metadata," : "") + transforms + ",prefix";
+    properties["transforms"] = (cloud_events(connector) ? "metadata," : "") + transforms + ",prefix";
     properties["predicates"] = predicates;
     properties["transforms.prefix.type"] = "org.apache.kafka.connect.transforms.RegexRouter";
     properties["transforms.prefix.regex"] = "(.*)";
@@ -735,7 +754,7 @@ std::string router_format(Connector connector) {
     if (context_headers(connector))
         format += "extended.headers.enabled: true\ntopic.prefix: " + connector_name(connector) + "\n";
     if (connector == Connector::bytes) format += "value.converter: io.debezium.converters.BinaryDataConverter\n";
-    else if (!writes_json(connector) && connector != Connector::cloud_events)
+    else if (!writes_json(connector) && !cloud_events(connector))
         format += "value.converter: org.apache.kafka.connect.storage.StringConverter\n";
     const std::string with_schemas = schemas(connector) ? "true" : "false";
     if (writes_json(connector))
@@ -745,9 +764,9 @@ std::string router_format(Connector connector) {
     if (json_headers(connector))
         format += "header.converter: org.apache.kafka.connect.json.JsonConverter\nheader.converter.schemas.enable: " +
                   std::string(header_schemas(connector) ? "true" : "false") + "\n";
-    if (connector == Connector::cloud_events) {
+    if (cloud_events(connector)) {
         format += "topic.prefix: " + connector_name(connector) + "\n";
-        for (const auto& [key, value] : kCloudEventsSettings) format += key + ": " + yaml_quote(value) + "\n";
+        for (const auto& [key, value] : cloud_events_settings(connector)) format += key + ": " + yaml_quote(value) + "\n";
     }
     return format;
 }
@@ -880,7 +899,7 @@ BOOST_DATA_TEST_CASE(debezium_and_the_router_write_the_same_records,
                         ConsumedRecord expected = a;
                         if (c.as_debezium) c.as_debezium(expected);
                         ConsumedRecord debezium = b;
-                        if (c.connector == Connector::cloud_events) {
+                        if (cloud_events(c.connector)) {
                             // Known difference: the headers Debezium's converter reads its source
                             // block and op from (HeaderFrom); the router needs none.
                             BOOST_TEST(contains(b.header("op").value_or(""), R"("payload":"c")"));

@@ -198,13 +198,40 @@ BOOST_AUTO_TEST_CASE(settings_are_debeziums_and_what_the_router_cannot_write_is_
                                      "value.converter.json.schemas.enable: false\n" +
                                      kTypeHeader),
                         "router.yaml:6: value.converter.extension.attributes.enable: only false is supported"));
-    BOOST_TEST(contains(config_error("topic.prefix: shop\nvalue.converter: io.debezium.converters.CloudEventsConverter\n"
-                                     "value.converter.metadata.source: header\n"
-                                     "value.converter.extension.attributes.enable: false\n" +
-                                     kTypeHeader),
-                        "value.converter.json.schemas.enable: only false is supported"));
+    const auto with_schemas = config::parse_config(kBase + "topic.prefix: shop\nvalue.converter: "
+                                                           "io.debezium.converters.CloudEventsConverter\n"
+                                                           "value.converter.metadata.source: header\n"
+                                                           "value.converter.extension.attributes.enable: false\n" +
+                                                       kTypeHeader,
+                                                   "router.yaml");
+    BOOST_TEST(with_schemas.format.cloud_events.data_schemas);  // Debezium's default
+    BOOST_TEST(with_schemas.format.value_schemas);
     const std::string no_prefix = kCloudEvents.substr(kCloudEvents.find('\n') + 1);
     BOOST_TEST(contains(config_error(no_prefix + kTypeHeader), "CloudEventsConverter needs topic.prefix"));
     BOOST_TEST(contains(config_error(kCloudEvents + kTypeHeader + "value.converter.cloudevents.mode: both\n"),
                         "expected structured or binary"));
+}
+
+BOOST_AUTO_TEST_CASE(data_schemas_are_the_values_fields_in_debeziums_data_struct) {
+    BOOST_TEST(debezium_data_with_schema(
+                   R"({"schema":{"type":"struct","fields":[{"type":"string","optional":true,"field":"a]\"}"}],)"
+                   R"("optional":true,"name":"payload"},"payload":{"a]\"}":"x"}})")
+                   .value_or("<none>") ==
+               R"({"schema":{"type":"struct","fields":[{"type":"string","optional":true,"field":"a]\"}"}],)"
+               R"("optional":false,"name":"io.debezium.connector.postgresql.Data"},"payload":{"a]\"}":"x"}})");
+    BOOST_TEST(!debezium_data_with_schema(R"({"schema":null,"payload":"[]"})"));
+    BOOST_TEST(!debezium_data_with_schema(R"({"schema":{"type":"array","items":{"type":"int32"}},"payload":[1]})"));
+    BOOST_TEST(!debezium_data_with_schema(R"({"schema":{"type":"struct","fields":[)"));
+
+    auto format = cloud_events_format(config::CloudEventsMode::structured);
+    format.cloud_events.data_schemas = format.value_schemas = true;
+    TableFixture fixture(debezium_columns(), expanded_with_type_header(), format);
+    const auto record = fixture.route({text("e1"), text("User"), text("k"), text("T"), text(R"({"a": 1})")});
+    BOOST_TEST(shown(record.value) ==
+               R"('{"id":"e1","source":"/debezium/postgresql/shop","specversion":"1.0","type":"T",)"
+               R"("time":"2023-11-14T22:13:20.123Z","datacontenttype":"application/json","data":{"schema":)"
+               R"({"type":"struct","fields":[{"type":"int32","optional":true,"field":"a"}],"optional":false,)"
+               R"("name":"io.debezium.connector.postgresql.Data"},"payload":{"a":1}}}')");
+    const auto not_struct = invalid_row([&] { fixture.route({text("e2"), text("User"), text("k"), text("T"), text("[]")}); });
+    BOOST_TEST(contains(not_struct.what(), "writes only a structure as data"), not_struct.what());
 }

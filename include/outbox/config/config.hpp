@@ -203,6 +203,8 @@ struct CloudEventsSettings {
     // metadata.source's id and type: from the outbox's `id` header and the `type` header placement
     // (header), or Debezium's generated type (io.debezium.connector.postgresql.DataChangeEvent).
     bool type_generated = false;
+    // json.schemas.enable (Debezium's default true): data as {"schema":…,"payload":…}.
+    bool data_schemas = true;
     Location location;  // of value.converter
 };
 

@@ -43,6 +43,12 @@ std::string rfc3339_millis(std::int64_t ms);
 // The subject is not written, since Debezium writes none.
 void write_structured(std::string& out, const CloudEventAttributes& event, std::string_view data_json);
 
+// The data Debezium's converter writes with data schemas (json.schemas.enable, its default) from
+// the value JsonConverter writes with schemas, {"schema":S,"payload":P}: S's fields in a required
+// struct named io.debezium.connector.postgresql.Data, then P. nullopt when S is not a struct (the
+// converter takes only a struct) or the value is not of that shape.
+std::optional<std::string> debezium_data_with_schema(std::string_view value_with_schema);
+
 // Binary content mode per the CloudEvents Kafka protocol binding: ce_specversion, ce_id,
 // ce_source, ce_type, ce_subject (when set), ce_time, then ce_<name> per non-null extension
 // (the name lower-cased: header names must be valid attribute names), and content-type for

@@ -105,6 +105,7 @@ private:
     const std::string cloud_event_source_;     // "/debezium/postgresql/<topic.prefix>"
     std::optional<std::size_t> type_field_;    // the additional field placed as header `type`
     std::string cloud_event_scratch_;
+    std::string cloud_event_data_;  // with data schemas: the data Debezium's converter writes
     BinaryHeaders cloud_event_headers_;
 
 };
