@@ -3,7 +3,8 @@ its strict v1 core) and compares each event with what the test expected.
 
 Usage: read_cloud_events.py RECORDS.json, a list of
   {"mode": "structured"|"binary", "key": str|null, "value": str, "headers": [[name, value], ...],
-   "expect": {"id", "source", "type", "subject" (or null), "time", "data"}}
+   "expect": {"id", "source", "type", "subject" (or null), "time", "data", "data_schema"}}
+(with data_schema, the event's data is {"schema": Debezium's Data struct, "payload": data})
 Prints "read N events" and exits 0 when every record was read as expected.
 """
 import json
@@ -29,7 +30,14 @@ def main() -> int:
             print(f"record {number} ({record['mode']}): the SDK refused it: {type(e).__name__}: {e}")
             failures += 1
             continue
-        expect = record["expect"]
+        expect = dict(record["expect"])
+        data = event.get_data()
+        if expect.pop("data_schema"):
+            schema = data.get("schema", {}) if isinstance(data, dict) else {}
+            if schema.get("name") != "io.debezium.connector.postgresql.Data" or schema.get("type") != "struct":
+                print(f"record {number} ({record['mode']}): the data's schema is {schema!r}")
+                failures += 1
+            data = data.get("payload") if isinstance(data, dict) else data
         got = {
             "id": event.get_id(),
             "source": event.get_source(),
@@ -38,7 +46,7 @@ def main() -> int:
             "time": event.get_time().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "specversion": event.get_specversion(),
             "datacontenttype": event.get_datacontenttype(),
-            "data": event.get_data(),
+            "data": data,
             "partitionkey": event.get_extension("partitionkey"),
         }
         want = dict(expect, specversion="1.0", datacontenttype="application/json", partitionkey=record["key"])
