@@ -15,6 +15,7 @@
 #include "outbox/util/errors.hpp"
 #include "outbox/util/java_regex.hpp"
 #include "outbox/util/log.hpp"
+#include "outbox/config/cloud_events_settings.hpp"
 #include "outbox/config/topic_creation.hpp"
 #include "outbox/util/topic_name.hpp"
 
@@ -505,14 +506,29 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
     // does) overwrites the node's content instead of rebinding it.
     std::vector<Entry> topic_creation;
     std::vector<Entry> others;
+    // Debezium's CloudEventsConverter takes its own value.converter.* settings.
+    const Entry* cloud_events = nullptr;
+    for (const Entry& e : entries)
+        if (e.name == "value.converter" && names_cloud_events_converter(e)) cloud_events = &e;
+    std::vector<Entry> cloud_events_settings;
     for (const Entry& e : entries) {
         std::string_view side, setting;
         if (e.name.rfind("topic.creation.", 0) == 0)
             topic_creation.push_back(e);
+        else if (cloud_events && &e == cloud_events)
+            continue;  // read below
+        else if (cloud_events && is_cloud_events_key(e.name))
+            cloud_events_settings.push_back(e);
         else if (is_converter_setting(e.name, side, setting))
             read_avro_converter_setting(e, setting, side == "key" ? config.format.key_avro : config.format.value_avro);
         else
             others.push_back(e);
+    }
+    if (cloud_events) {
+        config.format.cloud_events = read_cloud_events(*cloud_events, cloud_events_settings);
+        config.format.value = Converter::json;  // the data, as JsonConverter writes it
+        format_locations.value = cloud_events->location;
+        format_locations.value_schemas = config.format.cloud_events.data_schemas;
     }
     entries = std::move(others);
     config.topic_creation = read_topic_creation(topic_creation, file_name);
@@ -606,6 +622,7 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
              });
 
     check_record_format(config, format_locations);
+    check_cloud_events(config);
     if (config.postgres.conninfo.empty()) fail(postgres_location, "postgres.conninfo is required");
     if (!config.dead_letter_topic.empty() && config.errors_tolerance != ErrorTolerance::all)
         fail(dead_letter_location, "errors.deadletterqueue.topic.name needs errors.tolerance: all");

@@ -156,6 +156,7 @@ private:
     void import_transforms();
     void import_record_format();
     bool import_converter(const std::string& which, const Setting& converter, const Setting* schemas);
+    void import_cloud_events(const Setting& converter);
     void import_converters(const std::string& which);
     void import_server_format(const std::string& which);
     void import_event_router(const std::string& name, std::vector<const Setting*> options);
@@ -297,6 +298,39 @@ bool Importer::import_converter(const std::string& which, const Setting& convert
     return false;
 }
 
+// The connector's CloudEventsConverter and its settings under the router's same keys. Debezium's
+// defaults are written out where the connector leaves them, so that the router names any it
+// cannot write (extension attributes) when it loads the file.
+void Importer::import_cloud_events(const Setting& converter) {
+    top_.emplace_back("value.converter", converter.value);
+    take(converter);
+    // The events' source is /debezium/postgresql/<topic.prefix>.
+    if (const Setting* prefix = get("topic.prefix") ? get("topic.prefix") : get("database.server.name")) {
+        top_.emplace_back("topic.prefix", prefix->value);
+        take(*prefix);
+    }
+    const std::pair<const char*, const char*> settings[] = {
+        {"serializer.type", nullptr},
+        {"data.serializer.type", nullptr},
+        {"metadata.source", "value,id:generate,type:generate,traceparent:header,dataSchemaName:generate"},
+        {"extension.attributes.enable", "true"},
+        {"opentelemetry.tracing.attributes.enable", nullptr},
+        {"schema.name.adjustment.mode", nullptr},
+        {"schema.cloudevents.name", nullptr},
+        {"schema.data.name.source.header.enable", nullptr},
+        {"json.schemas.enable", "true"},
+    };
+    for (const auto& [key, debezium_default] : settings) {
+        const std::string name = std::string("value.converter.") + key;
+        if (const Setting* s = get(name)) {
+            top_.emplace_back(name, s->value);
+            take(*s);
+        } else if (debezium_default) {
+            top_.emplace_back(name, debezium_default);
+        }
+    }
+}
+
 // Kafka Connect's rule (Worker, Plugins.newConverter): a connector that names a converter class
 // gets it configured from the connector's own `<which>.*` settings only, JsonConverter's defaults
 // filling the rest; a connector that names none gets the worker's converter, configured from the
@@ -316,6 +350,8 @@ void Importer::import_converters(const std::string& which) {
     if (const Setting* own = get(which)) {
         list_worker("the connector names its own " + which + ", which Kafka Connect configures from the connector's "
                     "settings only", nullptr);
+        if (which == "value.converter" && own->value == "io.debezium.converters.CloudEventsConverter")
+            return import_cloud_events(*own);
         if (!import_converter(which, *own, get(prefix + "schemas.enable")))
             skip(*own, "the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter, "
                        "BinaryDataConverter and Confluent's AvroConverter, with SimpleHeaderConverter's or "
@@ -379,7 +415,7 @@ void Importer::import_record_format() {
         return;
     }
     top_.emplace_back("extended.headers.enabled", "true");
-    top_.emplace_back("topic.prefix", prefix->value);
+    if (!handled_.count(prefix->key)) top_.emplace_back("topic.prefix", prefix->value);  // unless CloudEvents took it
     take(*prefix);
 }
 

@@ -29,6 +29,8 @@ constexpr std::string_view kIdOption = "outbox.table.field.event.id";
 constexpr std::string_view kPayloadOption = "outbox.table.field.event.payload";
 constexpr std::string_view kTimestampOption = "outbox.table.field.event.timestamp";
 constexpr std::string_view kPlacementOption = "outbox.table.fields.additional.placement";
+// CloudEventsMaker.ceType() for the PostgreSQL connector (metadata.source type:generate).
+constexpr std::string_view kGeneratedCloudEventType = "io.debezium.connector.postgresql.DataChangeEvent";
 
 // Debezium's test is payload.toString().trim().isEmpty(); Java's trim() strips every
 // character up to U+0020.
@@ -127,11 +129,16 @@ EventRouter::EventRouter(const config::OutboxSettings& settings, const config::R
       expansion_{settings.json_null_behavior, settings.json_empty_array_behavior, !format.value_struct_text},
       header_scratch_(settings.additional_fields.size()),
       context_values_{header_string(format.topic_prefix), header_string("0"), header_string("postgresql"),
-                      header_string(run_id_)} {
+                      header_string(run_id_)},
+      cloud_event_source_("/debezium/postgresql/" + format.topic_prefix) {
     if (format.key == config::Converter::avro) avro_key_ = std::make_unique<AvroRecordSide>(format.key_avro, format, true);
     if (format.value == config::Converter::avro)
         avro_value_ = std::make_unique<AvroRecordSide>(format.value_avro, format, false);
     headers_.reserve(7 + settings.additional_fields.size());
+    for (std::size_t i = 0; i < settings.additional_fields.size(); ++i)
+        if (settings.additional_fields[i].placement == config::Placement::header &&
+            settings.additional_fields[i].alias == "type")
+            type_field_ = i;  // Debezium reads the last header of the name
     for (const auto& field : settings.additional_fields) {
         std::string key;
         if (field.placement == config::Placement::envelope) {
@@ -545,7 +552,52 @@ OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values
     } else if (!tombstone) {
         record.value = headers_only_value(row, payload_text);
     }
+    if (format_.cloud_events.enabled && record.value) as_cloud_event(row, record);
     return record;
+}
+
+// Debezium's CloudEventsConverter on the EventRouter's record, with metadata.source header: the id
+// from the `id` header (the id column), the type from the `type` header (or generated), the time
+// from the source block's ts_ms (the commit time). Like Debezium, only a structure can be data.
+void EventRouter::as_cloud_event(const Row& row, OutboxRecord& record) {
+    constexpr std::string_view option = "value.converter";
+    std::string_view data = *record.value;
+    if (format_.value_schemas) {
+        auto with_schema = debezium_data_with_schema(data);
+        if (with_schema) data = cloud_event_data_ = std::move(*with_schema);
+        else data = {};
+    }
+    if (data.empty() || data.front() != '{')
+        throw row.invalid(row.table.payload.name, option,
+                          "CloudEventsConverter writes only a structure as data (an expanded JSON object: "
+                          "table.expand.json.payload, or envelope placements), and this value is none");
+    const auto id = row.text(row.table.id);
+    if (!id) throw row.invalid(row.table.id.name, option, "a CloudEvent's id cannot be NULL");
+    std::optional<std::string_view> type = kGeneratedCloudEventType;
+    if (!format_.cloud_events.type_generated) {
+        const auto& column = type_field_ ? row.table.additional[*type_field_] : std::nullopt;
+        if (!column)
+            throw row.invalid(settings_.additional_fields[type_field_.value_or(0)].column, option,
+                              "CloudEventsConverter reads the type from the type header, and the row has no such "
+                              "column");
+        type = row.text(*column);
+        if (!type) throw row.invalid(column->name, option, "a CloudEvent's type cannot be NULL");
+    }
+    CloudEventAttributes event;
+    event.id = *id;
+    event.source = cloud_event_source_;
+    event.type = *type;
+    event.subject = row.text(row.table.key);
+    event.time_ms = row.txn.commit_time_ms;
+    if (format_.cloud_events.mode == config::CloudEventsMode::structured) {
+        write_structured(cloud_event_scratch_, event, data);
+        record.value = cloud_event_scratch_;
+        return;
+    }
+    record.value = data;
+    write_binary_headers(cloud_event_headers_, event);
+    for (const auto& [name, value] : cloud_event_headers_.headers) headers_.push_back({name, value});
+    record.headers = headers_;
 }
 
 OutboxRecord EventRouter::route_key_change(const OutboxTable& table, pgoutput::Tuple old_key, pgoutput::Tuple row,

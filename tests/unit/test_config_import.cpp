@@ -602,3 +602,36 @@ BOOST_AUTO_TEST_CASE(avro_connectors_keep_their_converter_and_registry_settings)
     BOOST_TEST(keys_not_imported(worker).empty(), worker.yaml);
     BOOST_TEST(load(worker).format.value_avro.registry_urls.size() == 2u);
 }
+
+// Debezium's CloudEventsConverter on the connector, as its outbox examples configure it: its
+// settings under the same keys, Debezium's defaults written out where the connector leaves them.
+BOOST_AUTO_TEST_CASE(a_cloud_events_converter_imports_with_its_settings) {
+    const std::string connector = R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "db", "extended.headers.enabled": "false", "topic.prefix": "shop",
+        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.outbox.table.expand.json.payload": "true",
+        "transforms.outbox.table.fields.additional.placement": "type:header:type",
+        "value.converter": "io.debezium.converters.CloudEventsConverter",
+        "value.converter.metadata.source": "header,id:header,type:header")";
+    const auto imported = import_text(connector + R"(, "value.converter.extension.attributes.enable": "false",
+        "value.converter.json.schemas.enable": "false"})");
+    const auto config = load(imported);
+    BOOST_TEST(config.format.cloud_events.enabled);
+    BOOST_TEST(config.format.topic_prefix == "shop");
+    BOOST_TEST(!config.format.cloud_events.type_generated);
+    BOOST_TEST(keys_not_imported(imported) == std::vector<std::string>{"bootstrap.servers"}, imported.yaml);
+
+    // Left at Debezium's defaults: written out, and the router names what it cannot write.
+    const auto defaults = import_text(connector + "}");
+    BOOST_TEST(defaults.yaml.find("value.converter.extension.attributes.enable: true") != std::string::npos,
+               defaults.yaml);
+    BOOST_TEST(defaults.yaml.find("value.converter.json.schemas.enable: true") != std::string::npos, defaults.yaml);
+    try {
+        load(defaults);
+        BOOST_FAIL("the router loaded extension attributes it does not write");
+    } catch (const outbox::ConfigError& e) {
+        BOOST_TEST(std::string(e.what()).find("value.converter.extension.attributes.enable: only false is supported") !=
+                       std::string::npos,
+                   e.what());
+    }
+}

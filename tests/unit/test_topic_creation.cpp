@@ -97,3 +97,19 @@ BOOST_AUTO_TEST_CASE(mistakes_in_topic_creation_name_file_line_and_key) {
     BOOST_TEST(error_of("topic.creation.partitions: 1\n") ==
                "router.yaml:5: topic.creation.partitions: expected topic.creation.<group>.<setting>");
 }
+
+// Keys after the topic.creation.* ones keep their own values (erasing entries once rewrote the
+// YAML nodes the topic.creation copies shared: replication.factor read errors.tolerance's "all").
+BOOST_AUTO_TEST_CASE(keys_around_topic_creation_keep_their_values) {
+    const auto config = parse("shutdown.timeout.ms: 7000\n"
+                              "topic.creation.default.partitions: 3\n"
+                              "topic.creation.default.replication.factor: 1\n"
+                              "errors.tolerance: all\n"
+                              "max.inflight.messages: 5\n");
+    BOOST_REQUIRE(config.topic_creation.groups.size() == 1u);
+    BOOST_TEST(config.topic_creation.groups[0].partitions == 3);
+    BOOST_TEST(config.topic_creation.groups[0].replication_factor == 1);
+    BOOST_TEST((config.errors_tolerance == config::ErrorTolerance::all));
+    BOOST_TEST(config.shutdown_timeout_ms == 7000);
+    BOOST_TEST(config.max_inflight_messages == 5);
+}

@@ -191,6 +191,23 @@ struct ValueModes {
     std::string unavailable_placeholder = "__debezium_unavailable_value";
 };
 
+// Debezium's CloudEventsConverter as value.converter (io.debezium.converters.CloudEventsConverter),
+// with JSON events and JSON data; its settings under value.converter.*.
+enum class CloudEventsMode {
+    structured,  // the event as a JSON envelope in the record's value: Debezium's bytes
+    binary,      // ce_* headers and the data as the value (the Kafka protocol binding): the router's own
+};
+struct CloudEventsSettings {
+    bool enabled = false;
+    CloudEventsMode mode = CloudEventsMode::structured;  // value.converter.cloudevents.mode
+    // metadata.source's id and type: from the outbox's `id` header and the `type` header placement
+    // (header), or Debezium's generated type (io.debezium.connector.postgresql.DataChangeEvent).
+    bool type_generated = false;
+    // json.schemas.enable (Debezium's default true): data as {"schema":…,"payload":…}.
+    bool data_schemas = true;
+    Location location;  // of value.converter
+};
+
 // What Kafka Connect adds to the EventRouter's record: its converters and Debezium's context
 // headers (extended.headers.enabled).
 struct RecordFormat {
@@ -212,6 +229,7 @@ struct RecordFormat {
     AvroConverterSettings value_avro;
     NameAdjustmentMode schema_names = NameAdjustmentMode::none;  // schema.name.adjustment.mode
     NameAdjustmentMode field_names = NameAdjustmentMode::none;   // field.name.adjustment.mode
+    CloudEventsSettings cloud_events;  // on: the value (JSON, as `value` writes it) is the events' data
 };
 
 // One of Kafka Connect's topic creation groups (KIP-158): which topics it takes (Java regexes

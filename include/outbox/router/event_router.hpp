@@ -13,6 +13,7 @@
 #include "outbox/config/config.hpp"
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/router/avro_records.hpp"
+#include "outbox/router/cloud_event.hpp"
 #include "outbox/router/envelope_schemas.hpp"
 #include "outbox/connect/json_expansion.hpp"
 #include "outbox/router/outbox_router.hpp"
@@ -70,6 +71,7 @@ private:
     std::optional<std::string_view> avro_value(const Row& row, const std::string& topic, std::string_view route_by,
                                                std::optional<std::string_view> payload_text, bool envelope);
     std::string old_key_header(const OutboxTable& table, pgoutput::Tuple old_key) const;
+    void as_cloud_event(const Row& row, OutboxRecord& record);
 
     const config::OutboxSettings& settings_;
     const config::RecordFormat& format_;
@@ -100,6 +102,11 @@ private:
     std::optional<TraceContext> trace_;  // the row's, which its trace headers point into
     std::string old_key_;                // route_key_change's header value
     bool key_change_ = false;
+    const std::string cloud_event_source_;     // "/debezium/postgresql/<topic.prefix>"
+    std::optional<std::size_t> type_field_;    // the additional field placed as header `type`
+    std::string cloud_event_scratch_;
+    std::string cloud_event_data_;  // with data schemas: the data Debezium's converter writes
+    BinaryHeaders cloud_event_headers_;
 
 };
 
