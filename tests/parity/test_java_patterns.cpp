@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "hex_text.hpp"
 #include "java_process.hpp"
 #include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
 
 using namespace outbox;
+using outbox::test::from_hex;
+using outbox::test::to_hex;
 using outbox::router::TopicRouter;
 
 // route.topic.regex as Java reads it: random Java patterns (constructs Debezium users write and
@@ -144,22 +147,6 @@ std::string random_value(Rng& rng, const std::string& pattern) {
         }
     }
     return value;
-}
-
-std::string to_hex(const std::string& bytes) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (const char c : bytes) {
-        out += digits[static_cast<unsigned char>(c) >> 4];
-        out += digits[c & 15];
-    }
-    return out;
-}
-
-std::string from_hex(const std::string& hex) {
-    std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-    return out;
 }
 
 std::string shown(const std::string& text) {

@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "../unit/router_test_support.hpp"
+#include "hex_text.hpp"
 #include "java_process.hpp"
 #include "parity_differences.hpp"
 
 using namespace outbox;
 using namespace outbox::router;
 using namespace outbox::router::test;
+using outbox::test::from_hex;
+using outbox::test::to_hex;
 
 // table.expand.json.payload on generated payload texts, as Debezium's EventRouter (Jackson's
 // readTree and its schema inference) and Kafka Connect's converters write them, against the
@@ -124,22 +127,6 @@ std::string random_payload(Rng& rng) {
     if (chance(rng, 0.12))
         document += pick(rng, std::vector<std::string>{" trailing", " ", "\n", "}", "{}", " {\"b\":2}", "//x", ",", "x", "]"});
     return document;
-}
-
-std::string to_hex(const std::string& bytes) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (const char c : bytes) {
-        out += digits[static_cast<unsigned char>(c) >> 4];
-        out += digits[c & 15];
-    }
-    return out;
-}
-
-std::string from_hex(const std::string& hex) {
-    std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-    return out;
 }
 
 // A run of more than 18 digits outside strings: an integer Jackson may read as a BigInteger.
