@@ -73,8 +73,25 @@ void StreamCore::drop_producer() {
 
 void StreamCore::prepare_slot(replication::SlotPort& slots) {
     slot_start_.prepare(slots, source_, [this] {
-        return kafka_txns_.stored_position({source_.identity.system_id, source_.identity.database, config_.postgres.slot_name});
+        try {
+            return kafka_txns_.stored_position(
+                {source_.identity.system_id, source_.identity.database, config_.postgres.slot_name});
+        } catch (const TransientError& e) {
+            throw_if_kafka_refuses_us(e);
+            throw;
+        }
     });
+}
+
+// The offsets topic's client cannot tell brokers that are away from brokers that refuse this
+// router's certificate checks or credentials; a producer's connection checks can, as they do for
+// init_transactions. No transactional.id is given, so nothing is fenced.
+void StreamCore::throw_if_kafka_refuses_us(const TransientError& cause) {
+    const auto probe = kafka_.producer([](const kafka::DeliveryReport&) {}, {});
+    probe->check_metadata(1000);
+    probe->serve(0);
+    if (const auto& refused = probe->authentication_failure(); !refused.empty())
+        throw DefiniteError(refused + "; " + cause.what());
 }
 
 void StreamCore::check_resume_position() const {

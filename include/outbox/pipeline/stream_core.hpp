@@ -27,6 +27,7 @@
 #include "outbox/replication/wal_stream.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/util/clock.hpp"
+#include "outbox/util/errors.hpp"
 
 namespace outbox::pipeline {
 
@@ -113,6 +114,7 @@ public:
     bool exactly_once() const { return exactly_once_; }
 
 private:
+    void throw_if_kafka_refuses_us(const TransientError& cause);
     void process_frame(std::span<const char> frame);
     bool flush_due() const;
     bool kafka_transaction_due() const { return kafka_txns_.due(changes_.receiving_transaction(), clock_.now()); }
