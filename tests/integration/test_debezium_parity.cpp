@@ -334,7 +334,7 @@ BOOST_AUTO_TEST_CASE(expanded_json_payloads) {
     BOOST_TEST(record_with_key(headers_only, "k2").value.value() == "not json {");
     BOOST_TEST(record_with_key(headers_only, "k3").value.value() == R"([1,"two",null])");
     BOOST_TEST(contains(run.router->output(), "outbox table expand.headers, transaction committing at LSN"));
-    BOOST_TEST(contains(run.router->output(), "column \"payload\" is kept as it was because it is not valid JSON"));
+    BOOST_TEST(contains(run.router->output(), "column \"payload\" is kept as it was because it does not start with { or ["));
 
     const auto envelope = records("parity.expand.envelope", 1).front();
     BOOST_TEST(envelope.value.value() ==
