@@ -61,6 +61,9 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b !
 // BigDecimal.doubleValue(): the nearest double; past the largest an infinity, below the
 // smallest a zero, each with the number's sign.
 std::optional<double> decimal_as_double(std::string_view text) {
+    // A number's digits only: from_chars also reads "nan" and "inf" in any case, which PostgreSQL
+    // never writes (its NaN and infinities are matched before).
+    if (text.find_first_not_of("0123456789.-+eE") != std::string_view::npos) return std::nullopt;
     double value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (end != text.data() + text.size()) return std::nullopt;
@@ -121,16 +124,17 @@ ConnectValueWriter::Converted ConnectValueWriter::value_of(const ColumnType& typ
         case ValueType::integer: v.kind = Kind::number; return v;
         case ValueType::float32:
         case ValueType::float64: {
-            const auto value = parse_number<double>(text);
-            if (!value) not_type_text(type, text);
-            v.floating = type.kind == ValueType::float32 ? static_cast<float>(*value) : *value;
-            if (!std::isfinite(*value)) {
+            const auto parsed = parse_number<double>(text);
+            if (!parsed) not_type_text(type, text);
+            // A real's value is the float nearest the text (a text past its range is infinite).
+            const double value = type.kind == ValueType::float32 ? static_cast<float>(*parsed) : *parsed;
+            v.floating = value;
+            if (!std::isfinite(value)) {
                 v.kind = Kind::non_finite;
-                v.text = std::isnan(*value) ? "NaN" : *value > 0 ? "Infinity" : "-Infinity";
+                v.text = std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
                 return v;
             }
-            owned = type.kind == ValueType::float32 ? java_float_text(static_cast<float>(*value))
-                                                    : java_double_text(*value);
+            owned = type.kind == ValueType::float32 ? java_float_text(static_cast<float>(value)) : java_double_text(value);
             v.kind = Kind::number;
             v.text = owned;
             return v;
@@ -362,8 +366,12 @@ Value ConnectValueWriter::value(const ColumnType& type, std::string_view text) c
         default: break;
     }
     if (type.kind != ValueType::integer) return Value::of_integer(value_kind(schema_type), v.integer);
-    const auto integer = parse_number<std::int64_t>(text);  // the column's own text
-    if (!integer) not_type_text(type, text);
+    // The column's own text, as PostgreSQL writes it (no sign but '-', no leading zero, no -0): JSON
+    // passes that text through, and a typed value must write the same number.
+    const auto integer = parse_number<std::int64_t>(text);
+    const bool negative = text.starts_with('-');
+    const std::string_view digits = negative ? text.substr(1) : text;
+    if (!integer || (digits.starts_with('0') && (digits.size() > 1 || negative))) not_type_text(type, text);
     return Value::of_integer(value_kind(schema_type), *integer);
 }
 

@@ -5,6 +5,7 @@
 #include "outbox/connect/java_text.hpp"
 #include "outbox/connect/json_nesting.hpp"
 
+#include <cstdint>
 #include <algorithm>
 #include <cmath>
 #include <cctype>
@@ -16,6 +17,35 @@
 
 namespace outbox::connect {
 namespace {
+
+// Well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF). Text from a
+// database in another encoding (SQL_ASCII) may hold anything; the payload is then kept as it was.
+bool is_valid_utf8(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t length = 0;
+        std::uint32_t code = 0;
+        if ((byte & 0xE0) == 0xC0) length = 2, code = byte & 0x1F;
+        else if ((byte & 0xF0) == 0xE0) length = 3, code = byte & 0x0F;
+        else if ((byte & 0xF8) == 0xF0) length = 4, code = byte & 0x07;
+        else return false;
+        if (i + length > text.size()) return false;
+        for (std::size_t k = 1; k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xC0) != 0x80) return false;
+            code = code << 6 | (next & 0x3F);
+        }
+        constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < kSmallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+        i += length;
+    }
+    return true;
+}
 
 // Keeps the document's field order, as Jackson does (jsonb text is already in jsonb's order).
 using Json = nlohmann::ordered_json;
@@ -395,6 +425,7 @@ std::optional<std::string> JsonExpansion::expand(std::string_view text, std::str
     if (text.empty() || (text[0] != '{' && text[0] != '[' &&
                          !(shape_freely && first != std::string_view::npos && (text[first] == '{' || text[first] == '['))))
         return std::string("it does not start with { or [");
+    if (!is_valid_utf8(text)) return std::string("it is not valid UTF-8");
     Json document;
     JacksonReader reader(text);
     if (const auto invalid = reader.read(document)) return "it is not valid JSON (" + *invalid + ")";
