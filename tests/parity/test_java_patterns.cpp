@@ -12,12 +12,12 @@
 
 #include "hex_text.hpp"
 #include "java_process.hpp"
+#include "random_draws.hpp"
 #include "outbox/router/topic_router.hpp"
 #include "outbox/util/errors.hpp"
 
 using namespace outbox;
-using outbox::test::from_hex;
-using outbox::test::to_hex;
+using namespace outbox::test;
 using outbox::router::TopicRouter;
 
 // route.topic.regex as Java reads it: random Java patterns (constructs Debezium users write and
@@ -32,20 +32,6 @@ using outbox::router::TopicRouter;
 // 8 values each; `make parity-fuzz` runs more.
 
 namespace {
-
-using Rng = std::mt19937_64;
-
-int env_int(const char* name, int fallback) {
-    const char* value = std::getenv(name);
-    return value && *value ? std::atoi(value) : fallback;
-}
-
-int uniform(Rng& rng, int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); }
-bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
-template <typename T>
-const T& pick(Rng& rng, const std::vector<T>& items) {
-    return items[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(items.size()) - 1))];
-}
 
 // Characters of route-by values and pattern literals: ASCII letters of both cases, the ones
 // Unicode folds onto ASCII (Kelvin sign, long s), Latin-1 and other letters, digits,

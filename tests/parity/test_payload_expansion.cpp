@@ -12,13 +12,13 @@
 #include "../unit/router_test_support.hpp"
 #include "hex_text.hpp"
 #include "java_process.hpp"
+#include "random_draws.hpp"
 #include "parity_differences.hpp"
 
 using namespace outbox;
+using namespace outbox::test;
 using namespace outbox::router;
 using namespace outbox::router::test;
-using outbox::test::from_hex;
-using outbox::test::to_hex;
 
 // table.expand.json.payload on generated payload texts, as Debezium's EventRouter (Jackson's
 // readTree and its schema inference) and Kafka Connect's converters write them, against the
@@ -33,19 +33,6 @@ using outbox::test::to_hex;
 // `make parity-fuzz` runs more.
 
 namespace {
-
-using Rng = std::mt19937_64;
-
-int env_int(const char* name, int fallback) {
-    const char* value = std::getenv(name);
-    return value && *value ? std::atoi(value) : fallback;
-}
-int uniform(Rng& rng, int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); }
-bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
-template <typename T>
-const T& pick(Rng& rng, const std::vector<T>& items) {
-    return items[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(items.size()) - 1))];
-}
 
 std::string random_number(Rng& rng) {
     static const std::vector<std::string> numbers = {
