@@ -25,6 +25,8 @@
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/replay/outbox_replay.hpp"
 #include "outbox/registry/schema_registry_client.hpp"
+#include "outbox/replication/connection_settings.hpp"
+#include "outbox/replication/deadline_wait.hpp"
 #include "outbox/replication/source_setup.hpp"
 #include "outbox/router/outbox_router.hpp"
 #include "outbox/util/errors.hpp"
@@ -35,6 +37,8 @@ namespace {
 constexpr int kExitClean = 0;
 constexpr int kExitDefinite = 1;
 constexpr int kExitUsage = 2;
+// --check's limit for the replication connection when postgres.receive.timeout.ms is off.
+constexpr long kCheckPostgresLimitMs = 30000;
 
 constexpr const char* kUsage =
     "usage: outbox-router --config FILE [--check]\n"
@@ -165,8 +169,14 @@ int run_checks(const outbox::config::Config& config) {
         report(false, e.what());
     }
     try {
-        outbox::replication::PgConnection connection(config.postgres.conninfo,
-                                                     outbox::replication::PgConnection::Mode::logical_replication);
+        // Bounded like the stream's set-up: a server that accepts and then says nothing fails the check.
+        const auto limit = std::chrono::milliseconds(config.postgres.receive_timeout_ms > 0 ? config.postgres.receive_timeout_ms
+                                                                                          : kCheckPostgresLimitMs);
+        outbox::replication::PgConnection connection(
+            outbox::replication::replication_conninfo(config.postgres.conninfo, limit),
+            outbox::replication::PgConnection::Mode::logical_replication,
+            outbox::replication::deadline_wait(std::chrono::steady_clock::now() + limit, limit,
+                                               "checking the replication connection"));
         outbox::replication::SourceState state;
         const auto warn = [&](const std::string& line) { std::cout << "WARN  " << masked(line, config) << std::endl; };
         outbox::replication::SourceSetup(config, connection, outbox::replication::SourceSetup::Mode::check, report, warn)

@@ -124,6 +124,27 @@ BOOST_AUTO_TEST_CASE(check_fails_when_kafka_is_unreachable_and_never_prints_the_
     BOOST_TEST(!contains(check.output(), "hunter2-secret"));
 }
 
+// A server that accepts the connection and then says nothing (a hung proxy): --check fails on
+// PostgreSQL within postgres.receive.timeout.ms instead of waiting for ever, and goes on to Kafka.
+BOOST_AUTO_TEST_CASE(check_fails_on_a_postgres_that_accepts_and_never_answers) {
+    const outbox::FileDescriptor listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    BOOST_REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), length) == 0);
+    BOOST_REQUIRE(::listen(listener.get(), 8) == 0);  // the kernel completes the handshake; nobody reads
+    BOOST_REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    const std::string silent = "host=127.0.0.1 port=" + std::to_string(ntohs(address.sin_port)) +
+                               " dbname=silent user=postgres sslmode=disable";
+    const auto config = router_config_for(silent, "silent", "  receive.timeout.ms: 1500\n");
+    RouterProcess check(work_dir(), config, "--check");
+    BOOST_TEST(check.wait(60s) == 1, check.output());
+    const auto output = check.output();
+    BOOST_TEST(contains(output, "FAIL  postgres: no answer within 1500 ms while checking the replication connection"), output);
+    BOOST_TEST(contains(output, "ok    kafka: cluster metadata reachable"), output);
+}
+
 // A DATABASE_URL written for SQLAlchemy is no URI libpq reads: libpq would take it for a
 // database name, on the server PGHOST names, and the server's "database ... does not exist"
 // would quote it, password and all.
