@@ -51,8 +51,9 @@ public:
 
     // The slot is about to confirm `flushed`.
     void confirming(Lsn flushed);
-    // The router stopped for good on `stream` after telling the server what it may confirm.
-    void stopped(const SimWalStream& stream);
+    // The router stopped for good on `stream` after telling the server what it may confirm;
+    // `producer` is the cluster's number for its producer (0: it had none).
+    void stopped(const SimWalStream& stream, int producer);
     // Every transaction up to the WAL's end is delivered (the end of a quiet run).
     void everything_delivered();
     // Duplicates and per-key order over everything Kafka holds now.

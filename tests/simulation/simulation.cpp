@@ -151,7 +151,11 @@ struct Instance {
     Instance(const config::Config& config, SimConnector& kafka, SimClock& clock, int number)
         : core(config, metrics, kafka, clock, [this] { return stop_requested; }),
           silence(std::chrono::milliseconds(config.postgres.receive_timeout_ms)),
-          number(number) {}
+          number(number) {
+        core.on_producer_change([this](kafka::KafkaProducer* producer) {
+            producer_instance = producer ? static_cast<SimProducer*>(producer)->instance() : 0;
+        });
+    }
     observability::Metrics metrics;
     bool stop_requested = false;
     pipeline::StreamCore core;
@@ -168,6 +172,7 @@ struct Instance {
     Clock::time_point healthy_since{};
     Clock::time_point last_heard{};
     int number;
+    int producer_instance = 0;  // the cluster's number for its current producer; 0: none
     int connects = 0;
     bool stopped = false;  // a definite error: exits 1
     std::string stop_reason;
@@ -610,7 +615,7 @@ private:
                 throw Violation(std::string("protocol error: ") + e.what());
             } catch (const DefiniteError& e) {
                 r.core.definite_error();
-                if (r.stream && !r.stream->cut()) checker_.stopped(*r.stream);
+                if (r.stream && !r.stream->cut()) checker_.stopped(*r.stream, r.producer_instance);
                 return stop(r, e.what());
             }
             r.core.connection_lost();
