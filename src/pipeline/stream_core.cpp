@@ -353,6 +353,10 @@ void StreamCore::definite_error() {
     // and a restart after a schema change then begins after it rather than before it,
     // where the settings made for the new columns could not read the old ones.
     if (!stream_) return;
+    // A record waiting for its topic would ask for the topic again while the stop waits (and
+    // a refused creation, the usual cause of this stop, would end the wait at once); it is
+    // not confirmed, so it comes again on the next start.
+    deliveries_.drop_held();
     if (!exactly_once_) deliver_in_flight();
     try {
         confirm_to_postgres();

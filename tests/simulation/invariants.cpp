@@ -154,9 +154,9 @@ void Checker::stopped(const SimWalStream& stream, int producer) {
     not_behind(stream, "after a definite stop");
     if (expect_.exactly_once) return;
     // A stop waits up to shutdown.timeout.ms for what its own producer has in flight (a failed
-    // report ends the wait, as does a refused topic creation that the wait meets again, and a
-    // stalled Kafka outlasts it). The other router of a pair keeps its records in flight.
-    if (producer == 0 || cluster_.faults.create_topics_refused || cluster_.faults.create_topics_unauthorized) return;
+    // report ends the wait, and a stalled Kafka outlasts it). The other router of a pair keeps
+    // its records in flight.
+    if (producer == 0) return;
     const auto log = cluster_.producers.find(producer);
     if (log == cluster_.producers.end()) return;
     if (log->second.in_flight > 0 && log->second.failed_reports == 0 && cluster_.clock().now() >= cluster_.faults.stalled_until)
