@@ -336,7 +336,7 @@ void SimProducer::create_topic(std::string_view topic, int partitions, int,
         admin_[name] = {now + latency, [] { return AdminAnswer{RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists.", 0}; }};
         return;
     }
-    if (faults.create_topics_refused) {
+    if (!faults.create_topics_refused_suffix.empty() && name.ends_with(faults.create_topics_refused_suffix)) {
         c.trace().at(c.clock().millis(), "kafka: CreateTopics " + name + " refused by policy");
         admin_[name] = {now + latency, [] { return AdminAnswer{RD_KAFKA_RESP_ERR_POLICY_VIOLATION, "refused by the create topic policy", 0}; }};
         return;

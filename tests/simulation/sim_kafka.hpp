@@ -51,7 +51,9 @@ struct KafkaFaults {
     std::chrono::steady_clock::time_point stalled_until{};       // nothing acknowledged before
     std::chrono::steady_clock::time_point metadata_down_until{};  // metadata requests unanswered
     int create_topics_timeouts = 0;                            // next CreateTopics calls time out
-    bool create_topics_refused = false;                        // POLICY_VIOLATION
+    // POLICY_VIOLATION for topics whose name ends with it (a policy on names): the other
+    // topics are created, so records are in flight when the refusal stops the router.
+    std::string create_topics_refused_suffix;
     bool create_topics_unauthorized = false;                   // TOPIC_AUTHORIZATION_FAILED
     int commit_timeouts = 0;                                   // next commit_transaction calls: retriable
     bool fail_next_commit_abortable = false;

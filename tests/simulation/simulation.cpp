@@ -202,7 +202,7 @@ public:
             }
         };
         cluster_.auto_create_topics = !scenario_.topic_creation;
-        cluster_.faults.create_topics_refused = scenario_.faults.create_refused;
+        if (scenario_.faults.create_refused) cluster_.faults.create_topics_refused_suffix = ".Invoice";
         cluster_.faults.create_topics_unauthorized = scenario_.faults.create_unauthorized;
         cluster_.faults.setup_step = [this](const std::string& step, const kafka::StopRequested* stop) {
             start_faults_.step(step, stop);
