@@ -37,6 +37,7 @@ namespace {
 constexpr int kExitClean = 0;
 constexpr int kExitDefinite = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitFenced = 3;
 // --check's limit for the replication connection when postgres.receive.timeout.ms is off.
 constexpr long kCheckPostgresLimitMs = 30000;
 
@@ -63,7 +64,8 @@ constexpr const char* kUsage =
     "  --help         show this text\n"
     "  --version      show the version\n"
     "\n"
-    "Exit status: 0 clean stop, 1 definite error (cause on the last line), 2 usage error.\n";
+    "Exit status: 0 clean stop, 1 definite error (cause on the last line), 2 usage error,\n"
+    "3 fenced: another instance with this transactional.id took over (exactly-once).\n";
 
 struct Arguments {
     std::string config_path;
@@ -251,7 +253,7 @@ int router_main(int argc, char** argv) {
     outbox::pipeline::ShutdownSignal::install();
     try {
         // Declared before the pipeline so that they outlive it: the pipeline writes the metrics.
-        outbox::observability::Metrics metrics;
+        outbox::observability::Metrics metrics(outbox::observability::certificate_files(*config));
         std::optional<outbox::observability::HttpServer> http;
         std::optional<outbox::observability::SlotMonitor> slot_monitor;
         if (!config->metrics.listen.empty()) {
@@ -272,7 +274,7 @@ int router_main(int argc, char** argv) {
         // The last line names the cause, in the configured log format.
         if (config->log.format == outbox::log::Format::json) outbox::log::error(masked(e.what(), *config));
         else std::cerr << "outbox-router: " << masked(e.what(), *config) << "\n";
-        return kExitDefinite;
+        return dynamic_cast<const outbox::ProducerFencedError*>(&e) ? kExitFenced : kExitDefinite;
     }
 }
 

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <ctime>
 
+#include "outbox/observability/certificate_expiry.hpp"
+
 namespace outbox::observability {
 namespace {
 // Commit-to-acknowledgement spans a linger, a broker round trip and, when behind, a backlog.
 const std::vector<double> kLatencyBuckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 }  // namespace
 
-Metrics::Metrics()
+Metrics::Metrics(std::vector<CertificateFile> certificates)
     : events_received(registry_.counter_family("outbox_router_events_received_total",
                                                "Outbox rows and messages received from PostgreSQL.", {"table"})),
       transactions_confirmed(registry_.counter("outbox_router_transactions_confirmed_total",
@@ -62,6 +64,19 @@ Metrics::Metrics()
     registry_.gauge_function("outbox_router_ready",
                              "1 when /readyz answers 200: streaming from PostgreSQL and Kafka answering.",
                              [this] { return health.ready_without_waiting() ? 1 : 0; });
+    // Read at each scrape, so that a certificate rotated in place (cert-manager) shows at once; a
+    // file that cannot be read has no sample (the connection that needs it fails and says so).
+    registry_.gauge_family_function(
+        "outbox_router_tls_certificate_expiry_timestamp_seconds",
+        "The notAfter time of the earliest-expiring certificate in each certificate file the configuration names, "
+        "in seconds since the Unix epoch.",
+        {"use", "file"}, [certificates = std::move(certificates)] {
+            std::vector<Registry::LabelledValue> values;
+            for (const auto& certificate : certificates)
+                if (const auto not_after = earliest_not_after(certificate.path))
+                    values.push_back({{certificate.use, certificate.path}, *not_after});
+            return values;
+        });
     // Restarts show as changes of this value, whatever restarted the process.
     const std::int64_t started = std::time(nullptr);
     registry_.gauge_function("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.",

@@ -121,6 +121,25 @@ struct GaugeFunctionMetric final : Registry::Metric {
     std::function<std::int64_t()> read;
 };
 
+struct GaugeFamilyFunctionMetric final : Registry::Metric {
+    GaugeFamilyFunctionMetric(std::string name, std::string help, std::vector<std::string> label_names,
+                              std::function<std::vector<Registry::LabelledValue>()> read)
+        : Metric(std::move(name), std::move(help)), label_names(std::move(label_names)), read(std::move(read)) {}
+    const char* type() const override { return "gauge"; }
+    void append_samples(std::string& out) const override {
+        for (const auto& child : read()) {
+            if (child.label_values.size() != label_names.size()) continue;
+            out += name;
+            append_labels(out, label_names, child.label_values);
+            out += ' ';
+            append_integer(out, child.value);
+            out += '\n';
+        }
+    }
+    const std::vector<std::string> label_names;
+    std::function<std::vector<Registry::LabelledValue>()> read;
+};
+
 struct HistogramMetric final : Registry::Metric {
     HistogramMetric(std::string name, std::string help, std::vector<double> bounds)
         : Metric(std::move(name), std::move(help)), histogram(std::move(bounds)) {}
@@ -213,6 +232,15 @@ Gauge& Registry::gauge(std::string name, std::string help) {
 
 void Registry::gauge_function(std::string name, std::string help, std::function<std::int64_t()> read) {
     add(std::make_unique<GaugeFunctionMetric>(std::move(name), std::move(help), std::move(read)));
+}
+
+void Registry::gauge_family_function(std::string name, std::string help, std::vector<std::string> label_names,
+                                     std::function<std::vector<LabelledValue>()> read) {
+    for (const auto& label : label_names)
+        if (!valid_name(label, false) || label.starts_with("__"))
+            throw std::invalid_argument("invalid Prometheus label name \"" + label + "\"");
+    add(std::make_unique<GaugeFamilyFunctionMetric>(std::move(name), std::move(help), std::move(label_names),
+                                                    std::move(read)));
 }
 
 Histogram& Registry::histogram(std::string name, std::string help, std::vector<double> upper_bounds) {

@@ -342,7 +342,7 @@ void Deliveries::check_health() const {
     if (const auto& refused = producer_->authentication_failure(); !refused.empty()) throw DefiniteError(refused);
     if (const auto fatal = producer_->fatal_error(); !fatal.empty()) {
         if (transactions_ && producer_->fenced())
-            throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
+            throw ProducerFencedError("kafka: this router was fenced: another instance with transactional.id \"" +
                                 transactions_->transactional_id() + "\" took over the slot's work (" + fatal + ")");
         throw ProducerFailed("kafka: fatal producer error: " + fatal);
     }

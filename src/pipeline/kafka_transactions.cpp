@@ -39,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> KafkaTransactions::producer_ove
 void KafkaTransactions::fail(const kafka::TransactionError& error) const {
     using Kind = kafka::TransactionError::Kind;
     if (error.kind == Kind::fenced)
-        throw DefiniteError("kafka: this router was fenced: another instance with transactional.id \"" +
+        throw ProducerFencedError("kafka: this router was fenced: another instance with transactional.id \"" +
                             transactional_id_ + "\" took over the slot's work (" + error.what() + ")");
     if (error.kind == Kind::fatal) throw ProducerFailed(error.what());
     // Abortable or retriable: the caller's rewind aborts the transaction and starts over.

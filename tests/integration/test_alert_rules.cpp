@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 
 #include "harness.hpp"
+#include "test_ca.hpp"
 #include "http_get.hpp"
 
 using namespace outbox;
@@ -99,7 +101,7 @@ std::string check_names(const std::string& scrape_text, const std::string& rules
 BOOST_AUTO_TEST_CASE(the_rules_are_valid_and_pass_their_promtool_tests) {
     std::string output;
     BOOST_TEST(run(promtool() + " check rules " + kRules, output) == 0, output);
-    BOOST_TEST(contains(output, "SUCCESS: 13 rules found"), output);
+    BOOST_TEST(contains(output, "SUCCESS: 16 rules found"), output);
     BOOST_TEST(run(promtool() + " test rules " + kRuleTests, output) == 0, output);
     BOOST_TEST_MESSAGE(output);
 }
@@ -124,6 +126,11 @@ BOOST_AUTO_TEST_CASE(promtool_fails_a_case_whose_alert_does_not_behave_as_expect
 
 BOOST_AUTO_TEST_CASE(every_metric_the_rules_their_tests_and_the_dashboard_name_is_exported_by_a_running_router) {
     const auto scrape = live_scrape();
+    // The CA that postgres.conninfo's sslrootcert names (the test CA, made for 30 days).
+    const auto ca_expiry = sample_value(scrape, "outbox_router_tls_certificate_expiry_timestamp_seconds{use=\"postgres."
+                                                "sslrootcert\",file=\"" + test_ca().certificate() + "\"}");
+    const double now = static_cast<double>(std::time(nullptr));
+    BOOST_TEST((ca_expiry && *ca_expiry > now + 29 * 86400 && *ca_expiry < now + 31 * 86400), scrape);
     int code = -1;
     auto output = check_names(scrape, kRules, kRuleTests, code);
     BOOST_TEST(code == 0, output);

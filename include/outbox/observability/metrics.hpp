@@ -1,7 +1,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "outbox/observability/certificate_files.hpp"
 #include "outbox/observability/health.hpp"
 #include "outbox/observability/registry.hpp"
 
@@ -17,7 +19,8 @@ class Metrics {
     Registry registry_;  // first: the references below point into it
 
 public:
-    Metrics();
+    // `certificates`: the files whose expiry is exported, each read again at every scrape.
+    explicit Metrics(std::vector<CertificateFile> certificates = {});
     Metrics(const Metrics&) = delete;
     Metrics& operator=(const Metrics&) = delete;
 

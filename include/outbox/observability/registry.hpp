@@ -54,6 +54,14 @@ public:
     Gauge& gauge(std::string name, std::string help);
     // A gauge computed at scrape time, on the rendering thread.
     void gauge_function(std::string name, std::string help, std::function<std::int64_t()> read);
+    // Gauges told apart by label values, all computed at scrape time on the rendering thread:
+    // `read` returns each child's label values (in label-name order) and value.
+    struct LabelledValue {
+        std::vector<std::string> label_values;
+        std::int64_t value = 0;
+    };
+    void gauge_family_function(std::string name, std::string help, std::vector<std::string> label_names,
+                               std::function<std::vector<LabelledValue>()> read);
     Histogram& histogram(std::string name, std::string help, std::vector<double> upper_bounds);
 
     // Text format 0.0.4, metrics in registration order.

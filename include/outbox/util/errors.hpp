@@ -23,6 +23,15 @@ public:
     using ConfigError::ConfigError;
 };
 
+// A newer instance with the same transactional.id took the exactly-once producer over (Kafka
+// fenced this one): a definite error with an exit status of its own (3), so that an alert can tell
+// it apart from the others after the process is gone (kube-state-metrics keeps a container's last
+// exit code; nothing the process itself exports outlives it).
+class ProducerFencedError : public DefiniteError {
+public:
+    using DefiniteError::DefiniteError;
+};
+
 // Bytes from the server that do not follow the protocol; the message names the type byte and WAL position.
 class ProtocolError : public DefiniteError {
 public:
