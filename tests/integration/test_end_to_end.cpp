@@ -1,8 +1,15 @@
 #define BOOST_TEST_MODULE end_to_end
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -24,6 +31,13 @@ void check_per_key_order(const std::vector<ConsumedRecord>& records) {
             it->second = seq;
         }
     }
+}
+
+std::string literal(const Sql& sql, const std::string& text) {
+    char* quoted = PQescapeLiteral(sql.raw(), text.data(), text.size());
+    std::string out(quoted);
+    PQfreemem(quoted);
+    return out;
 }
 
 }  // namespace
@@ -245,4 +259,75 @@ BOOST_AUTO_TEST_CASE(a_router_streaming_over_plain_tcp_or_tls_delivers_and_confi
             BOOST_TEST(confirmed_flush_lsn(db, db) >= written);
         }
     }
+}
+
+// CloudEvents in binary mode (ce_* headers, the data as the value) through the real broker, each
+// record read back by the CloudEvents Python SDK's Kafka binding (cloudevents 2.2.0:
+// KafkaMessage, from_binary) with what the rows hold: id, source, type, subject (the key),
+// the commit time, the data; with and without Debezium's data schemas.
+// Debezium's CloudEventsConverter writes structured mode only, so there is nothing to compare with.
+BOOST_AUTO_TEST_CASE(cloud_events_in_binary_mode_through_the_broker_are_read_by_the_sdk_kafka_binding) {
+    BOOST_REQUIRE_MESSAGE(std::filesystem::exists(OUTBOX_PLATFORM_PYTHON),
+                          "the platform tools' Python (built with Go present) holds the CloudEvents SDK");
+    const std::vector<std::array<std::string, 4>> rows = {
+        {"59a42efd-b015-44a9-9dde-cb36d9002425", "10711fa5", "UserCreated", R"({"someField1": "some value 1", "someField2": 7005})"},
+        {"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "order 7 / ü", "Order\"Placed\\", R"({"name": "Zoë \"q\" 😀", "n": [1, 2.5], "o": {"b": true}})"},
+        {"6b42efd0-b015-44a9-9dde-cb36d9002425", "k3", "Ünïcode.type", R"({})"}};
+    nlohmann::json records = nlohmann::json::array();
+    for (const bool data_schemas : {false, true}) {
+        const auto db = create_outbox_database(data_schemas ? "cebins" : "cebin");
+        const std::string topic = db + ".events";
+        Sql sql(postgres().conninfo(db));
+        RouterProcess router(work_dir(), router_config(db, "",
+                                                       "topic.prefix: shop\n"
+                                                       "value.converter: io.debezium.converters.CloudEventsConverter\n"
+                                                       "value.converter.metadata.source: header,id:header,type:header\n"
+                                                       "value.converter.extension.attributes.enable: false\n"
+                                                       "value.converter.json.schemas.enable: " +
+                                                           std::string(data_schemas ? "true" : "false") +
+                                                           "\nvalue.converter.cloudevents.mode: binary\n",
+                                                       "outbox:\n  route.topic.replacement: " + topic +
+                                                           "\n  table.expand.json.payload: true\n"
+                                                           "  table.fields.additional.placement: type:header:type\n"));
+        BOOST_REQUIRE_MESSAGE(router.wait_streaming(), router.output());
+        const std::string now_utc = "SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', "
+                                    "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+        const auto earliest = sql.scalar(now_utc);
+        for (const auto& [id, key, type, payload] : rows)
+            sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES (" + literal(sql, id) +
+                     ", 'User', " + literal(sql, key) + ", " + literal(sql, type) + ", " + literal(sql, payload) + ")");
+        const auto latest = sql.scalar(now_utc);
+        const auto consumed = read_topic(kafka_servers(), topic, rows.size());
+        BOOST_REQUIRE(consumed.size() == rows.size());
+        for (const auto& record : consumed) {
+            BOOST_TEST(record.header("ce_specversion").value_or("") == "1.0");
+            nlohmann::json headers = nlohmann::json::array();
+            for (const auto& [name, value] : record.headers) headers.push_back({name, value.value_or("")});
+            const auto row = std::find_if(rows.begin(), rows.end(),
+                                          [&](const auto& r) { return record.key == r[1]; });
+            BOOST_REQUIRE(row != rows.end());
+            records.push_back({{"mode", "binary"},
+                               {"key", record.key.value()},
+                               {"value", record.value.value_or("")},
+                               {"headers", headers},
+                               {"expect",
+                                {{"id", (*row)[0]},
+                                 {"source", "/debezium/postgresql/shop"},
+                                 {"type", (*row)[2]},
+                                 {"subject", (*row)[1]},
+                                 {"time", {earliest, latest}},
+                                 {"data", nlohmann::json::parse((*row)[3])},
+                                 {"data_schema", data_schemas}}}});
+        }
+        BOOST_TEST(router.stop(SIGTERM) == 0);
+    }
+    const auto dir = make_temp_dir("cloud-events");
+    write_file(dir + "/records.json", records.dump());
+    const std::string command = std::string(OUTBOX_PLATFORM_PYTHON) + " " + OUTBOX_SOURCE_DIR +
+                                "/tests/platform/read_cloud_events.py " + dir + "/records.json >" + dir + "/out 2>&1";
+    const int status = std::system(command.c_str());
+    const auto output = read_file(dir + "/out");
+    std::filesystem::remove_all(dir);
+    BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0), output);
+    BOOST_TEST(contains(output, "read 6 events, 0 differences"), output);
 }

@@ -4,7 +4,8 @@ its strict v1 core) and compares each event with what the test expected.
 Usage: read_cloud_events.py RECORDS.json, a list of
   {"mode": "structured"|"binary", "key": str|null, "value": str, "headers": [[name, value], ...],
    "expect": {"id", "source", "type", "subject" (or null), "time", "data", "data_schema"}}
-(with data_schema, the event's data is {"schema": Debezium's Data struct, "payload": data})
+(with data_schema, the event's data is {"schema": Debezium's Data struct, "payload": data}; a time
+given as [earliest, latest] is a range the event's time must lie in, both ends included)
 Prints "read N events" and exits 0 when every record was read as expected.
 """
 import json
@@ -49,6 +50,9 @@ def main() -> int:
             "data": data,
             "partitionkey": event.get_extension("partitionkey"),
         }
+        if isinstance(expect["time"], list):
+            earliest, latest = expect["time"]
+            expect["time"] = got["time"] if earliest <= got["time"] <= latest else f"between {earliest} and {latest}"
         want = dict(expect, specversion="1.0", datacontenttype="application/json", partitionkey=record["key"])
         for name, value in want.items():
             if got[name] != value:
