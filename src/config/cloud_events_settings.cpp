@@ -1,5 +1,7 @@
 #include "outbox/config/cloud_events_settings.hpp"
 
+#include <libpq-fe.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -76,9 +78,7 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
     settings.enabled = true;
     settings.location = converter.location;
     bool metadata_source = false;
-    bool extension_attributes = true;
     bool data_schemas = true;
-    const Entry* extension_entry = nullptr;
     for (const Entry& e : entries) {
         const std::string key = e.name.substr(kPrefix.size());
         if (key == "serializer.type" || key == "data.serializer.type") {
@@ -87,8 +87,7 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
             read_metadata_source(e, settings);
             metadata_source = true;
         } else if (key == "extension.attributes.enable") {
-            extension_attributes = boolean_option(e);
-            extension_entry = &e;
+            settings.extension_attributes = boolean_option(e);
         } else if (key == "opentelemetry.tracing.attributes.enable") {
             require_false(e, "the router does not write the traceparent attribute");
         } else if (key == "schema.data.name.source.header.enable") {
@@ -106,20 +105,40 @@ CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<
         fail(converter.location, converter.key + ": CloudEventsConverter needs value.converter.metadata.source: "
                                                  "header (its default, value, writes a null value for every outbox "
                                                  "record)");
-    if (extension_attributes)
-        fail(extension_entry ? extension_entry->location : converter.location,
-             "value.converter.extension.attributes.enable: only false is supported: the extension attributes "
-             "copy Debezium's source block, which the router does not write");
     settings.data_schemas = data_schemas;
     return settings;
 }
 
-void check_cloud_events(const Config& config) {
-    const CloudEventsSettings& settings = config.format.cloud_events;
+namespace {
+
+// The database postgres.conninfo names (dbname, key/value or URI), as Debezium's database.dbname.
+std::string conninfo_database(const std::string& conninfo) {
+    char* message = nullptr;
+    PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &message);
+    PQfreemem(message);
+    std::string database;
+    for (const PQconninfoOption* o = options; o && o->keyword; ++o)
+        if (std::string_view(o->keyword) == "dbname" && o->val) database = o->val;
+    PQconninfoFree(options);
+    return database;
+}
+
+}  // namespace
+
+void check_cloud_events(Config& config) {
+    CloudEventsSettings& settings = config.format.cloud_events;
     if (!settings.enabled) return;
     if (config.format.topic_prefix.empty())
         fail(settings.location, "value.converter: CloudEventsConverter needs topic.prefix: the events' source is "
                                 "/debezium/postgresql/<topic.prefix>");
+    if (settings.extension_attributes && !config.postgres.conninfo.empty()) {
+        settings.database = conninfo_database(config.postgres.conninfo);
+        if (settings.database.empty())
+            fail(settings.location, "value.converter: CloudEventsConverter's extension attributes "
+                                    "(extension.attributes.enable, true by default) name the database "
+                                    "(iodebeziumdb): give dbname in postgres.conninfo, or set "
+                                    "value.converter.extension.attributes.enable: false");
+    }
     if (settings.type_generated) return;
     const auto check = [&](const OutboxSettings& outbox, const Location& where, const std::string& block) {
         for (const auto& field : outbox.additional_fields)

@@ -300,7 +300,7 @@ bool Importer::import_converter(const std::string& which, const Setting& convert
 
 // The connector's CloudEventsConverter and its settings under the router's same keys. Debezium's
 // defaults are written out where the connector leaves them, so that the router names any it
-// cannot write (extension attributes) when it loads the file.
+// cannot write when it loads the file.
 void Importer::import_cloud_events(const Setting& converter) {
     top_.emplace_back("value.converter", converter.value);
     take(converter);

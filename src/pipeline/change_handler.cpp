@@ -73,10 +73,13 @@ void ChangeHandler::handle(const pgoutput::Message& message, Lsn wal_position) {
     } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
         on_relation(*relation);
     } else if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
+        open_context_.change_lsn = wal_position;
         on_insert(*insert);
     } else if (const auto* update = std::get_if<pgoutput::Update>(&message)) {
+        open_context_.change_lsn = wal_position;
         on_update(*update);
     } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
+        open_context_.change_lsn = wal_position;
         on_message(*logical);
     }
     // DELETE and TRUNCATE on an outbox table are housekeeping (insert-then-delete is the
@@ -85,7 +88,9 @@ void ChangeHandler::handle(const pgoutput::Message& message, Lsn wal_position) {
 
 void ChangeHandler::on_begin(const pgoutput::Begin& begin) {
     newest_commit_time_us_ = begin.commit_time_us;
-    open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid};
+    const Lsn previous_commit = open_context_.previous_commit_lsn;
+    open_context_ = {begin.final_lsn, postgres_micros_to_unix_millis(begin.commit_time_us), begin.xid,
+                     postgres_micros_to_unix_micros(begin.commit_time_us), 0, previous_commit};
     open_txn_ = tracker_.begin_transaction({begin.final_lsn, begin.xid, open_context_.commit_time_ms});
     // After a reconnect the server replays from the position it last persisted, which may be
     // behind what this process already delivered or handed to the producer; sending that again
@@ -122,6 +127,7 @@ void ChangeHandler::on_commit(const pgoutput::Commit& commit, Lsn wal_position) 
         throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit.commit_lsn) + " does not match BEGIN's " +
                             format_lsn(open_context_.commit_lsn));
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
+    open_context_.previous_commit_lsn = wal_position;
     open_txn_.reset();
     if (partly_handed_over_ && partly_handed_over_->commit_lsn == commit.commit_lsn) partly_handed_over_.reset();
     postgres_committed(commit.end_lsn);
@@ -222,7 +228,7 @@ void ChangeHandler::on_message(const pgoutput::LogicalMessage& message) {
         router_.route_message(message, {message.lsn, 0, 0});
         throw ProtocolError("pgoutput: the router accepted a non-transactional message");
     } catch (const router::InvalidRowError& e) {
-        open_context_ = {message.lsn, 0, 0};
+        open_context_ = {message.lsn, 0, 0, 0, 0, open_context_.previous_commit_lsn};
         open_txn_ = tracker_.begin_transaction({message.lsn, 0, 0});
         try {
             deliveries_.reject(e, source, *open_txn_, open_context_, "", "route", {});

@@ -89,6 +89,44 @@ std::string debezium_extension_name(std::string_view field) {
     return name;
 }
 
+void append_debezium_extensions(std::vector<CloudEventExtension>& out, const DebeziumSource& source) {
+    using Kind = CloudEventExtension::Kind;
+    const auto add = [&](std::string_view field, Kind kind, std::string value = {}) {
+        out.push_back({debezium_extension_name(field), kind, std::move(value)});
+    };
+    const auto text = [&](std::string_view field, std::string_view value) { add(field, Kind::string, std::string(value)); };
+    const auto number = [&](std::string_view field, auto value) { add(field, Kind::string, std::to_string(value)); };
+    const auto null = [&](std::string_view field) { add(field, Kind::null); };
+    text("op", "c");
+    text("version", source.version);
+    text("connector", "postgresql");
+    text("name", source.name);
+    number("ts_ms", source.commit_time_us / 1000);
+    text("snapshot", "false");
+    text("db", source.database);
+    if (source.lsn == 0) {
+        null("sequence");
+    } else {
+        // Jackson's list of two strings: the previous commit's position, then the change's.
+        const std::string previous =
+            source.previous_commit_lsn == 0 ? "null" : "\"" + std::to_string(source.previous_commit_lsn) + "\"";
+        text("sequence", "[" + previous + ",\"" + std::to_string(source.lsn) + "\"]");
+    }
+    number("ts_us", source.commit_time_us);
+    number("ts_ns", source.commit_time_us * 1000);
+    text("schema", source.schema);
+    text("table", source.table);
+    number("txId", source.xid);
+    if (source.lsn == 0) null("lsn");
+    else number("lsn", source.lsn);
+    null("xmin");
+    null("origin");
+    null("origin_lsn");
+    null("txid");
+    null("txtotal_order");
+    null("txdata_collection_order");
+}
+
 std::string rfc3339_millis(std::int64_t ms) {
     std::int64_t days = ms / 86400000;
     std::int64_t rest = ms % 86400000;

@@ -31,6 +31,7 @@ constexpr std::string_view kTimestampOption = "outbox.table.field.event.timestam
 constexpr std::string_view kPlacementOption = "outbox.table.fields.additional.placement";
 // CloudEventsMaker.ceType() for the PostgreSQL connector (metadata.source type:generate).
 constexpr std::string_view kGeneratedCloudEventType = "io.debezium.connector.postgresql.DataChangeEvent";
+constexpr std::string_view kCloudEventVersion = "outbox-router " OUTBOX_ROUTER_VERSION;
 
 // Debezium's test is payload.toString().trim().isEmpty(); Java's trim() strips every
 // character up to U+0020.
@@ -589,6 +590,17 @@ void EventRouter::as_cloud_event(const Row& row, OutboxRecord& record) {
     event.type = *type;
     event.subject = row.text(row.table.key);
     event.time_ms = row.txn.commit_time_ms;
+    if (format_.cloud_events.extension_attributes) {
+        // The source block as Debezium's connector would have written it, but for its version:
+        // the router names itself there.
+        event.extensions.reserve(20);
+        append_debezium_extensions(event.extensions,
+                                   {kCloudEventVersion, format_.topic_prefix, format_.cloud_events.database,
+                                    row.table.name.schema, row.table.name.name,
+                                    row.txn.commit_time_us != 0 ? row.txn.commit_time_us : row.txn.commit_time_ms * 1000,
+                                    row.txn.xid,
+                                    row.txn.change_lsn, row.txn.previous_commit_lsn});
+    }
     if (format_.cloud_events.mode == config::CloudEventsMode::structured) {
         write_structured(cloud_event_scratch_, event, data);
         record.value = cloud_event_scratch_;

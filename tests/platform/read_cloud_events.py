@@ -5,7 +5,9 @@ Usage: read_cloud_events.py RECORDS.json, a list of
   {"mode": "structured"|"binary", "key": str|null, "value": str, "headers": [[name, value], ...],
    "expect": {"id", "source", "type", "subject" (or null), "time", "data", "data_schema"}}
 (with data_schema, the event's data is {"schema": Debezium's Data struct, "payload": data}; a time
-given as [earliest, latest] is a range the event's time must lie in, both ends included)
+given as [earliest, latest] is a range the event's time must lie in, both ends included;
+"extensions", when given, maps extension attribute names to the values the event must hold;
+"refused", when given, is a text the SDK's error must contain: the record must be refused)
 Prints "read N events" and exits 0 when every record was read as expected.
 """
 import json
@@ -25,13 +27,24 @@ def main() -> int:
         key = record["key"].encode("utf-8") if record["key"] is not None else None
         message = KafkaMessage(headers=headers, key=key, value=record["value"].encode("utf-8"))
         read = from_structured if record["mode"] == "structured" else from_binary
+        expect = dict(record["expect"])
+        refused = expect.pop("refused", None)
         try:
             event = read(message, JSONFormat(), CloudEvent)
         except Exception as e:  # the SDK refused the record: report it and go on
-            print(f"record {number} ({record['mode']}): the SDK refused it: {type(e).__name__}: {e}")
+            if refused is None or refused not in str(e):
+                print(f"record {number} ({record['mode']}): the SDK refused it: {type(e).__name__}: {e}")
+                failures += 1
+            continue
+        if refused is not None:
+            print(f"record {number} ({record['mode']}): the SDK read it, expected it refused for {refused!r}")
             failures += 1
             continue
-        expect = dict(record["expect"])
+        for name, value in expect.pop("extensions", {}).items():
+            if event.get_extension(name) != value:
+                print(f"record {number} ({record['mode']}): extension {name} is {event.get_extension(name)!r}, "
+                      f"expected {value!r}")
+                failures += 1
         data = event.get_data()
         if expect.pop("data_schema"):
             schema = data.get("schema", {}) if isinstance(data, dict) else {}

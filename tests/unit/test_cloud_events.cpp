@@ -132,6 +132,50 @@ BOOST_AUTO_TEST_CASE(an_outbox_row_becomes_a_binary_event) {
                "content-type='application/json' ");
 }
 
+// Extension attributes: Debezium's source block for the row (compared byte for byte with
+// Debezium's own events in tests/parity/test_debezium_side_by_side.cpp); its version names the
+// router. A replayed row has no WAL position: lsn and sequence are null.
+BOOST_AUTO_TEST_CASE(extension_attributes_are_debeziums_source_block) {
+    auto format = cloud_events_format(config::CloudEventsMode::structured);
+    format.cloud_events.extension_attributes = true;
+    format.cloud_events.database = "shop_db";
+    TableFixture fixture(debezium_columns(), expanded_with_type_header(), format);
+    const std::vector<pgoutput::ColumnValue> row = {text("59a42efd-b015-44a9-9dde-cb36d9002425"), text("User"),
+                                                    text("10711fa5"), text("UserCreated"), text(R"({"a": 1})")};
+    const std::string head = R"('{"id":"59a42efd-b015-44a9-9dde-cb36d9002425","source":"/debezium/postgresql/shop",)"
+                             R"("specversion":"1.0","type":"UserCreated","time":"2023-11-14T22:13:20.123Z",)"
+                             R"("datacontenttype":"application/json","iodebeziumop":"c",)"
+                             R"("iodebeziumversion":"outbox-router )" OUTBOX_ROUTER_VERSION R"(",)"
+                             R"("iodebeziumconnector":"postgresql","iodebeziumname":"shop","iodebeziumtsms":"1700000000123",)"
+                             R"("iodebeziumsnapshot":"false","iodebeziumdb":"shop_db",)";
+    const std::string tail = R"("iodebeziumxmin":null,"iodebeziumorigin":null,"iodebeziumoriginlsn":null,)"
+                             R"("iodebeziumtxid":null,"iodebeziumtxtotalorder":null,)"
+                             R"("iodebeziumtxdatacollectionorder":null,"data":{"a":1}}')";
+    TransactionContext txn{0x16B3748, 1'700'000'000'123, 881, 1'700'000'000'123'456, 27525760, 27525552};
+    BOOST_TEST(shown(fixture.route(row, txn).value) ==
+               head + R"("iodebeziumsequence":"[\"27525552\",\"27525760\"]","iodebeziumtsus":"1700000000123456",)"
+                      R"("iodebeziumtsns":"1700000000123456000","iodebeziumschema":"public","iodebeziumtable":"outbox",)"
+                      R"("iodebeziumtxId":"881","iodebeziumlsn":"27525760",)" + tail);
+    // The first transaction of a run, and a replayed row (no WAL position, milliseconds only).
+    txn.previous_commit_lsn = 0;
+    BOOST_TEST(contains(std::string(*fixture.route(row, txn).value), R"("iodebeziumsequence":"[null,\"27525760\"]")"));
+    const TransactionContext replayed{0x16B3748, 1'700'000'000'123, 881};
+    BOOST_TEST(shown(fixture.route(row, replayed).value) ==
+               head + R"("iodebeziumsequence":null,"iodebeziumtsus":"1700000000123000",)"
+                      R"("iodebeziumtsns":"1700000000123000000","iodebeziumschema":"public","iodebeziumtable":"outbox",)"
+                      R"("iodebeziumtxId":"881","iodebeziumlsn":null,)" + tail);
+
+    // Binary mode: the non-null ones as ce_ headers, lower-cased (iodebeziumtxId becomes ce_iodebeziumtxid).
+    format.cloud_events.mode = config::CloudEventsMode::binary;
+    TableFixture binary(debezium_columns(), expanded_with_type_header(), format);
+    const auto headers = shown_headers(binary.route(row, txn));
+    BOOST_TEST(contains(headers, "ce_iodebeziumop='c' ce_iodebeziumversion='outbox-router " OUTBOX_ROUTER_VERSION "'"),
+               headers);
+    BOOST_TEST(contains(headers, "ce_iodebeziumtxid='881' ce_iodebeziumlsn='27525760' content-type='application/json' "),
+               headers);
+    BOOST_TEST(!contains(headers, "xmin"));
+}
+
 BOOST_AUTO_TEST_CASE(a_generated_type_is_debeziums_data_change_event) {
     const auto config = config::parse_config(
         kBase +
@@ -193,11 +237,21 @@ BOOST_AUTO_TEST_CASE(settings_are_debeziums_and_what_the_router_cannot_write_is_
                                                     "none"));
     BOOST_TEST(contains(config_error(kCloudEvents + kTypeHeader + "value.converter.serializer.type: avro\n"),
                         "unsupported serializer \"avro\""));
-    BOOST_TEST(contains(config_error("topic.prefix: shop\nvalue.converter: io.debezium.converters.CloudEventsConverter\n"
-                                     "value.converter.metadata.source: header\n"
-                                     "value.converter.json.schemas.enable: false\n" +
-                                     kTypeHeader),
-                        "router.yaml:6: value.converter.extension.attributes.enable: only false is supported"));
+    // Extension attributes (Debezium's default) name the database: postgres.conninfo must.
+    const std::string with_extensions = "topic.prefix: shop\nvalue.converter: io.debezium.converters.CloudEventsConverter\n"
+                                        "value.converter.metadata.source: header\n"
+                                        "value.converter.json.schemas.enable: false\n" + kTypeHeader;
+    BOOST_TEST(contains(config_error(with_extensions), "router.yaml:6: value.converter: CloudEventsConverter's "
+                                                       "extension attributes (extension.attributes.enable, true by "
+                                                       "default) name the database (iodebeziumdb): give dbname"),
+               config_error(with_extensions));
+    for (const std::string conninfo : {"host=db dbname=shop_db", "postgresql://db/shop_db?sslmode=verify-full"}) {
+        const auto loaded = config::parse_config("postgres:\n  conninfo: \"" + conninfo +
+                                                     "\"\nkafka:\n  bootstrap.servers: k:9092\n" + with_extensions,
+                                                 "router.yaml");
+        BOOST_TEST(loaded.format.cloud_events.extension_attributes);
+        BOOST_TEST(loaded.format.cloud_events.database == "shop_db");
+    }
     const auto with_schemas = config::parse_config(kBase + "topic.prefix: shop\nvalue.converter: "
                                                            "io.debezium.converters.CloudEventsConverter\n"
                                                            "value.converter.metadata.source: header\n"

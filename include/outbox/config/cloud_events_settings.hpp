@@ -18,8 +18,9 @@ bool is_cloud_events_key(const std::string& name);
 // file:line and the key.
 CloudEventsSettings read_cloud_events(const Entry& converter, const std::vector<Entry>& entries);
 
-// What CloudEvents need from the rest of the config: topic.prefix (the source attribute) and,
+// What CloudEvents need from the rest of the config: topic.prefix (the source attribute), with
+// extension attributes the database named in postgres.conninfo (kept in the settings), and,
 // unless the type is generated, a `type` header placement in every outbox block.
-void check_cloud_events(const Config& config);
+void check_cloud_events(Config& config);
 
 }  // namespace outbox::config

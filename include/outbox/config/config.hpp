@@ -205,6 +205,10 @@ struct CloudEventsSettings {
     bool type_generated = false;
     // json.schemas.enable (Debezium's default true): data as {"schema":…,"payload":…}.
     bool data_schemas = true;
+    // extension.attributes.enable (Debezium's default true): iodebeziumop and Debezium's source
+    // block as iodebezium* attributes, with `database` (postgres.conninfo's dbname) as its db.
+    bool extension_attributes = true;
+    std::string database;
     Location location;  // of value.converter
 };
 

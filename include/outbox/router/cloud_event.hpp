@@ -34,6 +34,26 @@ struct CloudEventAttributes {
 // `field` (other characters are dropped; case is kept, as Debezium keeps it).
 std::string debezium_extension_name(std::string_view field);
 
+// What Debezium's PostgreSQL source block holds for a change the connector streamed.
+struct DebeziumSource {
+    std::string_view version;      // Debezium's version string
+    std::string_view name;         // topic.prefix
+    std::string_view database;     // database.dbname
+    std::string_view schema;
+    std::string_view table;
+    std::int64_t commit_time_us = 0;  // ts_ms, ts_us and ts_ns are this commit time
+    std::uint32_t xid = 0;
+    std::uint64_t lsn = 0;             // the change's WAL position; 0: unknown (lsn, sequence null)
+    std::uint64_t previous_commit_lsn = 0;  // sequence's first item; 0: null
+};
+
+// The extension attributes Debezium's CloudEventsConverter writes with
+// extension.attributes.enable (its default) for an outbox event created by an INSERT: iodebeziumop
+// "c", one per source block field in the block's order (int64 fields as strings; snapshot
+// "false"; xmin, origin and origin_lsn null), then the transaction block's three (null: the
+// outbox record carries no transaction header). Appended to `out`.
+void append_debezium_extensions(std::vector<CloudEventExtension>& out, const DebeziumSource& source);
+
 // `ms` since the epoch as "yyyy-MM-ddTHH:mm:ss.SSSZ", Debezium's ceTime format.
 std::string rfc3339_millis(std::int64_t ms);
 

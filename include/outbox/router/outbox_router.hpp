@@ -32,6 +32,13 @@ struct TransactionContext {
     Lsn commit_lsn = 0;
     std::int64_t commit_time_ms = 0;
     std::uint32_t xid = 0;
+    // For Debezium's source block (CloudEvents extension attributes): the commit time in
+    // microseconds since the Unix epoch, the WAL position of the change being routed (0: unknown,
+    // as in a replay), and where the previous transaction of this stream ended (its COMMIT
+    // message's position; 0 before the first).
+    std::int64_t commit_time_us = 0;
+    Lsn change_lsn = 0;
+    Lsn previous_commit_lsn = 0;
 };
 
 // A row or message that cannot be routed. The message names the table (schema-qualified) or the

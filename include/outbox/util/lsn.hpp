@@ -19,5 +19,8 @@ constexpr std::int64_t kPostgresEpochUnixMicros = 946'684'800'000'000;
 constexpr std::int64_t postgres_micros_to_unix_millis(std::int64_t pg_micros) {
     return (pg_micros + kPostgresEpochUnixMicros) / 1000;
 }
+constexpr std::int64_t postgres_micros_to_unix_micros(std::int64_t pg_micros) {
+    return pg_micros + kPostgresEpochUnixMicros;
+}
 
 }  // namespace outbox
