@@ -70,6 +70,8 @@ void ChangeHandler::handle(const pgoutput::Message& message, Lsn wal_position) {
         on_begin(*begin);
     } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
         on_commit(*commit, wal_position);
+        // Debezium's sequence names the previous COMMIT message's position (its lastCommitLsn).
+        open_context_.previous_commit_lsn = wal_position;
     } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
         on_relation(*relation);
     } else if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
@@ -127,7 +129,6 @@ void ChangeHandler::on_commit(const pgoutput::Commit& commit, Lsn wal_position) 
         throw ProtocolError("pgoutput COMMIT at WAL " + format_lsn(commit.commit_lsn) + " does not match BEGIN's " +
                             format_lsn(open_context_.commit_lsn));
     tracker_.commit_transaction(*open_txn_, commit.end_lsn);
-    open_context_.previous_commit_lsn = wal_position;
     open_txn_.reset();
     if (partly_handed_over_ && partly_handed_over_->commit_lsn == commit.commit_lsn) partly_handed_over_.reset();
     postgres_committed(commit.end_lsn);
