@@ -1,7 +1,6 @@
 #include "outbox/router/avro_records.hpp"
 
 #include "outbox/avro/avro_encoder.hpp"
-#include "outbox/connect/connect_json.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 
 namespace outbox::router {
@@ -46,12 +45,11 @@ AvroRecordSide::AvroRecordSide(const config::AvroConverterSettings& settings, co
       registry_(settings, [] { return pipeline::ShutdownSignal::requested(); }) {}
 
 AvroRecordSide::Known& AvroRecordSide::known(const Schema& schema) {
-    connect_json_.clear();
-    append_schema_json(connect_json_, schema);
-    if (const auto found = known_.find(connect_json_); found != known_.end()) return found->second;
+    if (const auto found = known_.find(schema); found != known_.end()) return found->second;
     Known entry{avro::avro_schema_json(schema, options_), {}, -1};
     if (known_.size() >= static_cast<std::size_t>(settings_.cache_capacity)) known_.clear();
-    return known_.emplace(connect_json_, std::move(entry)).first->second;
+    // The schema's nested parts are shared, immutable pointers: the copy is shallow.
+    return known_.emplace(schema, std::move(entry)).first->second;
 }
 
 // Confluent's subject name strategies; a record's name is its (adjusted) Connect name, any
@@ -77,10 +75,10 @@ std::optional<std::string_view> AvroRecordSide::write(const std::string& topic, 
     Known& entry = known(schema);
     out.resize(5);  // the header, once the id is known
     avro::append_avro_binary(out, schema, value);
-    std::string name = subject(topic, schema);
-    if (entry.id < 0 || entry.subject != name) {
-        entry.id = registry_.schema_id(name, entry.avro);
-        entry.subject = std::move(name);
+    // The subject depends on the topic and the schema only: the topic seen last names the same one.
+    if (entry.id < 0 || entry.topic != topic) {
+        entry.id = registry_.schema_id(subject(topic, schema), entry.avro);
+        entry.topic = topic;
     }
     std::string header;
     avro::append_confluent_header(header, entry.id);

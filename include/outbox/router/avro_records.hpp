@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "outbox/avro/avro_schema.hpp"
+#include "outbox/avro/connect_schema_hash.hpp"
 #include "outbox/config/config.hpp"
 #include "outbox/connect/connect_data.hpp"
 #include "outbox/registry/schema_registry_client.hpp"
@@ -17,8 +18,9 @@ namespace outbox::router {
 
 // Confluent's AvroConverter for one side of the record (key or value): the Avro schema AvroData
 // makes of the Connect schema, its id from the registry under the subject its strategy names,
-// and the value in Confluent's wire format. Avro schemas are remembered per Connect schema and
-// ids per (subject, schema), so the registry sees one request per distinct schema.
+// and the value in Confluent's wire format. Avro schemas are remembered per Connect schema (by
+// its structure: a seen schema costs no serialisation) and ids per (subject, schema), so the
+// registry sees one request per distinct schema.
 class AvroRecordSide {
 public:
     AvroRecordSide(const config::AvroConverterSettings& settings, const config::RecordFormat& format, bool key);
@@ -32,10 +34,11 @@ public:
     std::uint64_t registry_requests() const { return registry_.requests(); }
 
 private:
-    // What is known of one Connect schema: its Avro schema, and its id under the subject last used.
+    // What is known of one Connect schema: its Avro schema, and its id under the subject of the
+    // topic last written to.
     struct Known {
         std::string avro;
-        std::string subject;
+        std::string topic;
         std::int32_t id = -1;
     };
     Known& known(const Schema& schema);
@@ -45,8 +48,7 @@ private:
     avro::AvroDataOptions options_;
     bool key_;
     registry::SchemaRegistryClient registry_;
-    std::unordered_map<std::string, Known> known_;  // by the Connect schema's JSON
-    std::string connect_json_;
+    std::unordered_map<connect::Schema, Known, avro::ConnectSchemaHash> known_;
 };
 
 }  // namespace outbox::router
