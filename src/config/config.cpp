@@ -449,8 +449,13 @@ config::Converter converter(const Entry& e, Location& where) {
                                       {"org.apache.kafka.connect.json.jsonconverter", Converter::json},
                                       {"org.apache.kafka.connect.converters.bytearrayconverter", Converter::bytes},
                                       {"io.debezium.converters.binarydataconverter", Converter::bytes},
-                                      {"io.confluent.connect.avro.avroconverter", Converter::avro}},
+                                      {"io.confluent.connect.avro.avroconverter", Converter::avro},
+                                      {"io.apicurio.registry.utils.converter.avroconverter", Converter::avro}},
                                   "converter");
+}
+
+bool names_apicurio_converter(const Entry& e) {
+    return option_word(e) == "io.apicurio.registry.utils.converter.avroconverter";
 }
 
 // Headers as SimpleHeaderConverter writes them (StringConverter's bytes are the same), or as
@@ -567,11 +572,13 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                   [&](const Entry& e) {
                       config.format.key = converter(e, format_locations.key);
                       config.format.key_avro.location = e.location;
+                      config.format.key_avro.apicurio = names_apicurio_converter(e);
                   }},
                  {"value.converter",
                   [&](const Entry& e) {
                       config.format.value = converter(e, format_locations.value);
                       config.format.value_avro.location = e.location;
+                      config.format.value_avro.apicurio = names_apicurio_converter(e);
                       config.format.value_struct_text = config.format.value == Converter::string;
                   }},
                  {"key.converter.schemas.enable",

@@ -19,6 +19,12 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
+bool is_apicurio_converter(const std::string& name) { return name == "io.apicurio.registry.utils.converter.AvroConverter"; }
+
+bool is_avro_converter(const std::string& name) {
+    return name == "io.confluent.connect.avro.AvroConverter" || is_apicurio_converter(name);
+}
+
 std::string trim(const std::string& text) {
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) return "";
@@ -132,16 +138,30 @@ private:
     }
 
     // One of AvroConverter's settings the router reads (docs/configuration.md, "Avro and a schema
-    // registry"), under the same key; a literal credential is not copied into the YAML.
-    void import_avro_setting(const Setting& s, const std::string& setting) {
-        static const std::set<std::string> known = {
+    // registry"), Confluent's or Apicurio's, under the same key; a literal credential is not
+    // copied into the YAML. Apicurio's settings are copied whatever their values: the router
+    // refuses, when it loads the file, a value that changes the wire format it writes.
+    void import_avro_setting(const Setting& s, const std::string& setting, bool apicurio) {
+        static const std::set<std::string> confluent = {
             "schema.registry.url", "basic.auth.credentials.source", "basic.auth.user.info",
             "bearer.auth.credentials.source", "bearer.auth.token", "schema.registry.ssl.truststore.location",
             "schema.registry.ssl.truststore.type", "schema.registry.ssl.keystore.location",
             "schema.registry.ssl.keystore.type", "schema.registry.ssl.key.password", "auto.register.schemas",
-            "use.latest.version", "key.subject.name.strategy", "value.subject.name.strategy", "connect.meta.data",
+            "use.latest.version", "latest.compatibility.strict", "key.subject.name.strategy",
+            "value.subject.name.strategy", "connect.meta.data", "enhanced.avro.schema.support", "schemas.cache.config"};
+        static const std::set<std::string> apicurio_settings = {
+            "apicurio.registry.url", "apicurio.registry.auto-register", "apicurio.registry.auto-register.if-exists",
+            "apicurio.registry.find-latest", "apicurio.registry.use-id", "apicurio.registry.id-handler",
+            "apicurio.registry.headers.enabled", "apicurio.registry.artifact-resolver-strategy",
+            "apicurio.registry.avro.encoding", "apicurio.registry.auth.username", "apicurio.registry.auth.password",
+            "apicurio.registry.tls.truststore.location", "apicurio.registry.tls.truststore.type", "connect.meta.data",
             "enhanced.avro.schema.support", "schemas.cache.config"};
-        if (!known.count(setting)) return skip(s, "an AvroConverter setting the router has no use for");
+        if (!(apicurio ? apicurio_settings : confluent).count(setting)) {
+            if (apicurio && starts_with(setting, "apicurio."))
+                return skip(s, "a setting of Apicurio's AvroConverter the router does not support; it writes "
+                               "Apicurio's default wire format (docs/configuration.md, \"Avro and a schema registry\")");
+            return skip(s, "an AvroConverter setting the router has no use for");
+        }
         const auto resolved = referenced(s);
         if (!resolved) return skip(s, "a Kafka Connect config provider other than FileConfigProvider; write ${env:NAME}");
         // A secret by its key (user info, a token, a password) or by its value (a URL with user:password@).
@@ -284,7 +304,8 @@ bool Importer::import_converter(const std::string& which, const Setting& convert
         if (schemas) take(*schemas);
         return true;
     }
-    if (which != "header.converter" && name == "io.confluent.connect.avro.AvroConverter") {
+    if (which != "header.converter" &&
+        (name == "io.confluent.connect.avro.AvroConverter" || name == "io.apicurio.registry.utils.converter.AvroConverter")) {
         top_.emplace_back(which, name);
         take(converter);
         return true;
@@ -354,11 +375,12 @@ void Importer::import_converters(const std::string& which) {
             return import_cloud_events(*own);
         if (!import_converter(which, *own, get(prefix + "schemas.enable")))
             skip(*own, "the router writes the bytes of StringConverter, JsonConverter, ByteArrayConverter, "
-                       "BinaryDataConverter and Confluent's AvroConverter, with SimpleHeaderConverter's or "
+                       "BinaryDataConverter and Confluent's or Apicurio's AvroConverter, with SimpleHeaderConverter's or "
                        "JsonConverter's headers (docs/configuration.md, \"Debezium's bytes\")");
-        else if (own->value == "io.confluent.connect.avro.AvroConverter")
+        else if (is_avro_converter(own->value))
             for (const auto& key : order_)
-                if (starts_with(key, prefix)) import_avro_setting(*get(key), key.substr(prefix.size()));
+                if (starts_with(key, prefix))
+                    import_avro_setting(*get(key), key.substr(prefix.size()), is_apicurio_converter(own->value));
         return;
     }
     for (const auto& key : order_)
@@ -376,10 +398,10 @@ void Importer::import_converters(const std::string& which) {
         return;
     }
     const bool json = worker->value == "org.apache.kafka.connect.json.JsonConverter";
-    const bool avro = worker->value == "io.confluent.connect.avro.AvroConverter";
+    const bool avro = is_avro_converter(worker->value);
     for (const auto& s : settings_.worker_converters)
         if (avro && starts_with(s.key, prefix) && worker_setting(s.key) == &s)
-            import_avro_setting(s, s.key.substr(prefix.size()));
+            import_avro_setting(s, s.key.substr(prefix.size()), is_apicurio_converter(worker->value));
     for (const auto& s : settings_.worker_converters)
         if (starts_with(s.key, prefix) && !(json && &s == schemas) && !(avro && handled_.count(s.key)) &&
             worker_setting(s.key) == &s)

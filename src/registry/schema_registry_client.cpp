@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "outbox/avro/avro_canonical.hpp"
+
 namespace outbox::registry {
 
 namespace {
@@ -160,11 +162,54 @@ std::string SchemaRegistryClient::latest_version(const std::string& subject) {
     return "no version known";
 }
 
+// use.latest.version: the subject's latest version, if it writes the record's values in the same
+// bytes as the record's own schema (the same Parsing Canonical Form). Confluent's serializer
+// checks with latest.compatibility.strict that the latest version can read the record's schema,
+// then writes the record's fields by position in the latest one; only a latest version of the
+// same form is written correctly that way, so the router takes no other, strict or not.
+std::int32_t SchemaRegistryClient::latest_schema_id(const std::string& subject, const std::string& schema_json) {
+    const Answer answer = request("GET", "/subjects/" + escaped(curl_->handle, subject) + "/versions/latest", "");
+    if (answer.status == 404)
+        throw SchemaRefusedError("use.latest.version: subject \"" + subject + "\" has no version, and " +
+                                 "auto.register.schemas is false: " + registry_message(answer.body));
+    if (answer.status != 200)
+        throw SchemaRefusedError("use.latest.version: the latest version of subject \"" + subject + "\" (HTTP " +
+                                 std::to_string(answer.status) + "): " + registry_message(answer.body));
+    nlohmann::json latest;
+    try {
+        latest = nlohmann::json::parse(answer.body);
+    } catch (const nlohmann::json::exception&) {
+    }
+    const auto id = schema_id_of(answer.body);
+    if (!id || !latest.contains("schema") || !latest["schema"].is_string())
+        throw TransientError("schema registry: an answer without a schema and its id: " + answer.body.substr(0, 200));
+    const std::string version = latest.contains("version") ? latest["version"].dump() : "?";
+    std::string latest_form;
+    try {
+        latest_form = avro::parsing_canonical_form(latest["schema"].get<std::string>());
+    } catch (const avro::AvroSchemaTextError& e) {
+        throw SchemaRefusedError("use.latest.version: version " + version + " of subject \"" + subject +
+                                 "\" is not an Avro schema: " + e.what());
+    }
+    if (latest_form != avro::parsing_canonical_form(schema_json))
+        throw SchemaRefusedError("use.latest.version: version " + version + " of subject \"" + subject + "\" (id " +
+                                 std::to_string(*id) + ") does not write this record as its own schema does " +
+                                 "(their Parsing Canonical Forms differ): register the record's schema, or let the "
+                                 "router register it (auto.register.schemas)");
+    return *id;
+}
+
 std::int32_t SchemaRegistryClient::schema_id(const std::string& subject, const std::string& schema_json) {
     std::string key = subject;
     key += '\0';
     key += schema_json;
     if (const auto found = ids_.find(key); found != ids_.end()) return found->second;
+    if (!settings_.auto_register && settings_.use_latest_version) {
+        const std::int32_t id = latest_schema_id(subject, schema_json);
+        if (ids_.size() >= static_cast<std::size_t>(settings_.cache_capacity)) ids_.clear();
+        ids_.emplace(std::move(key), id);
+        return id;
+    }
     const std::string path = "/subjects/" + escaped(curl_->handle, subject) + (settings_.auto_register ? "/versions" : "");
     const Answer answer = request("POST", path, nlohmann::json{{"schema", schema_json}}.dump());
     if (answer.status != 200) {

@@ -578,6 +578,72 @@ BOOST_AUTO_TEST_CASE(unavailable_value_placeholder_as_debezium_reads_it) {
                "router.yaml:5: unavailable.value.placeholder: \"hex:ff\": the bytes must be ASCII text (1 to 7f)");
 }
 
+// Apicurio's AvroConverter in its default wire format (Confluent's, with content ids), through
+// the same server's Confluent-compatible API; settings that change the format are refused.
+BOOST_AUTO_TEST_CASE(apicurio_converter_in_its_default_wire_format) {
+    const auto base = [](std::initializer_list<std::string> extra) {
+        std::string text = yaml({"postgres:", "  conninfo: dbname=app", "kafka:", "  bootstrap.servers: k:9092",
+                                 "value.converter: io.apicurio.registry.utils.converter.AvroConverter"});
+        for (const auto& line : extra) text += line + "\n";
+        return text;
+    };
+    const Config c = parse(base({"value.converter.apicurio.registry.url: https://reg:8443/apis/registry/v3/",
+                                 "value.converter.apicurio.registry.auth.username: router",
+                                 "value.converter.apicurio.registry.auth.password: pw",
+                                 "value.converter.apicurio.registry.tls.truststore.location: /etc/ca.pem",
+                                 "value.converter.apicurio.registry.tls.truststore.type: PEM",
+                                 "value.converter.apicurio.registry.use-id: contentId",
+                                 "value.converter.apicurio.registry.headers.enabled: false",
+                                 "value.converter.apicurio.registry.id-handler: io.apicurio.registry.serde.Default4ByteIdHandler",
+                                 "value.converter.apicurio.registry.artifact-resolver-strategy: "
+                                 "io.apicurio.registry.serde.strategy.TopicIdStrategy",
+                                 "value.converter.connect.meta.data: false"}));
+    const auto& avro = c.format.value_avro;
+    BOOST_TEST((c.format.value == Converter::avro));
+    BOOST_TEST(avro.apicurio);
+    BOOST_TEST(avro.registry_urls == (std::vector<std::string>{"https://reg:8443/apis/ccompat/v7"}));
+    BOOST_TEST(!avro.auto_register);  // Apicurio's default
+    BOOST_TEST(!avro.use_latest_version);
+    BOOST_TEST(avro.user_info == "router:pw");
+    BOOST_TEST(avro.ca_location == "/etc/ca.pem");
+    BOOST_TEST(!avro.connect_meta_data);
+    const Config found = parse(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                                     "value.converter.apicurio.registry.find-latest: true"}));
+    BOOST_TEST(found.format.value_avro.registry_urls == (std::vector<std::string>{"http://reg:8080/apis/ccompat/v7"}));
+    BOOST_TEST(found.format.value_avro.use_latest_version);
+    BOOST_TEST(parse(base({"value.converter.apicurio.registry.url: http://reg:8080/apis/registry/v2",
+                           "value.converter.apicurio.registry.auto-register: true"}))
+                   .format.value_avro.auto_register);
+
+    BOOST_TEST(error_of(base({})) ==
+               "router.yaml:5: value.converter: Apicurio's AvroConverter needs value.converter.apicurio.registry.url");
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080/apis/other"})) ==
+               "router.yaml:6: value.converter.apicurio.registry.url: expected Apicurio Registry's core API URL "
+               "(http://host:port/apis/registry/v3), got \"http://reg:8080/apis/other\"");
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.apicurio.registry.headers.enabled: true"}))
+                   .find("router.yaml:7: value.converter.apicurio.registry.headers.enabled: \"true\" is not supported: "
+                         "the router writes the schema's id in the record's bytes") == 0);
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.apicurio.registry.use-id: globalId"}))
+                   .find("router.yaml:7: value.converter.apicurio.registry.use-id: \"globalId\" is not supported") == 0);
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.apicurio.registry.id-handler: io.apicurio.registry.serde.Legacy8ByteIdHandler"}))
+                   .find("is not supported: only io.apicurio.registry.serde.Default4ByteIdHandler") != std::string::npos);
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.apicurio.registry.artifact-resolver-strategy: "
+                              "io.apicurio.registry.serde.strategy.RecordIdStrategy"}))
+                   .find("is not supported: only io.apicurio.registry.serde.strategy.TopicIdStrategy") != std::string::npos);
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.apicurio.registry.auth.service.token.endpoint: http://kc/token"}))
+                   .find("router.yaml:7: value.converter.apicurio.registry.auth.service.token.endpoint: a setting of "
+                         "Apicurio's AvroConverter the router does not support") == 0);
+    BOOST_TEST(error_of(base({"value.converter.apicurio.registry.url: http://reg:8080",
+                              "value.converter.schema.registry.url: http://reg:8080/apis/ccompat/v7"})) ==
+               "router.yaml:7: value.converter.schema.registry.url: a setting of Confluent's AvroConverter, but "
+               "value.converter names Apicurio's");
+}
+
 // Confluent's AvroConverter with its settings, as Kafka Connect names them.
 BOOST_AUTO_TEST_CASE(avro_converters_with_their_registry_settings) {
     setenv("OUTBOX_TEST_REGISTRY_SECRET", "router:s3cret", 1);
@@ -618,10 +684,19 @@ BOOST_AUTO_TEST_CASE(avro_converters_with_their_registry_settings) {
     };
     BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter"})) ==
                "router.yaml:5: value.converter: AvroConverter needs value.converter.schema.registry.url");
+    const Config latest = parse(base({"value.converter: io.confluent.connect.avro.AvroConverter",
+                                      "value.converter.schema.registry.url: http://r:8081",
+                                      "value.converter.auto.register.schemas: false",
+                                      "value.converter.use.latest.version: true",
+                                      "value.converter.latest.compatibility.strict: false"}));
+    BOOST_TEST(latest.format.value_avro.use_latest_version);
+    BOOST_TEST(!latest.format.value_avro.latest_compatibility_strict);
+    BOOST_TEST(!latest.format.value_avro.apicurio);
     BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter",
                               "value.converter.schema.registry.url: http://r:8081",
-                              "value.converter.use.latest.version: true"}))
-                   .find("router.yaml:7: value.converter.use.latest.version: true is not supported") == 0);
+                              "value.converter.apicurio.registry.auto-register: true"})) ==
+               "router.yaml:7: value.converter.apicurio.registry.auto-register: a setting of Apicurio's AvroConverter, "
+               "but value.converter names Confluent's");
     BOOST_TEST(error_of(base({"value.converter: io.confluent.connect.avro.AvroConverter",
                               "value.converter.schema.registry.url: http://r:8081",
                               "value.converter.schema.registry.ssl.keystore.type: JKS"}))

@@ -509,14 +509,21 @@ BOOST_AUTO_TEST_CASE(converters_are_merged_as_kafka_connect_merges_them) {
                                                   "bootstrap.servers=k:9092\n");
     BOOST_TEST(keys_not_imported(avro).empty());
     BOOST_TEST((load(avro).format.value == outbox::config::Converter::avro));
-    // One the router cannot write is listed, not dropped.
+    // Apicurio's, with its settings; one the router does not read is listed.
     const auto apicurio = import_text(connector + "}",
                                       "value.converter=io.apicurio.registry.utils.converter.AvroConverter\n"
-                                      "value.converter.apicurio.registry.url=http://sr:8080\n"
+                                      "value.converter.apicurio.registry.url=http://sr:8080/apis/registry/v3\n"
+                                      "value.converter.apicurio.registry.auto-register=true\n"
+                                      "value.converter.apicurio.registry.check-period-ms=1000\n"
                                       "bootstrap.servers=k:9092\n");
     BOOST_TEST(keys_not_imported(apicurio) ==
-                   (std::vector<std::string>{"value.converter", "value.converter.apicurio.registry.url"}),
+                   (std::vector<std::string>{"value.converter.apicurio.registry.check-period-ms"}),
                boost::test_tools::per_element());
+    BOOST_TEST((load(apicurio).format.value == outbox::config::Converter::avro));
+    BOOST_TEST(load(apicurio).format.value_avro.apicurio);
+    BOOST_TEST(load(apicurio).format.value_avro.auto_register);
+    BOOST_TEST(load(apicurio).format.value_avro.registry_urls ==
+               (std::vector<std::string>{"http://sr:8080/apis/ccompat/v7"}));
 }
 
 // Debezium 2.0 removed the pre-1.8 names and 3.6 ignores them (the current option's default

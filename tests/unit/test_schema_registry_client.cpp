@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE schema_registry_client
 #include <microhttpd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "outbox/avro/avro_canonical.hpp"
 #include "outbox/registry/schema_registry_client.hpp"
 
 using namespace outbox;
@@ -228,4 +230,67 @@ BOOST_AUTO_TEST_CASE(messages_leave_credentials_out) {
                "https://registry:8081/apis/ccompat/v7");
     BOOST_TEST(registry::redacted_url("http://registry:8081") == "http://registry:8081");
     BOOST_TEST(registry::registry_message(R"({"error_code":409,"message":"why"})") == "why");
+}
+
+// use.latest.version with auto.register.schemas false: the subject's latest version (GET
+// /subjects/{s}/versions/latest) and its id, asked once per schema, when it writes the record as
+// the record's own schema does (a doc, a default, another namespace spelling change nothing);
+// a latest version of other fields, or none, is the row's refusal naming subject and version.
+BOOST_AUTO_TEST_CASE(use_latest_version_takes_the_latest_id_of_the_same_canonical_form) {
+    const std::string documented =
+        R"({"type":"record","name":"V","doc":"ahead","fields":[{"name":"a","type":{"type":"int"},"default":0,"doc":"x"}]})";
+    ScriptedRegistry registry([&](const Received& r) {
+        if (r.url == "/subjects/same-value/versions/latest")
+            return Reply{200, nlohmann::json{{"subject", "same-value"}, {"version", 4}, {"id", 17}, {"schema", documented}}.dump()};
+        if (r.url == "/subjects/other-value/versions/latest")
+            return Reply{200, nlohmann::json{{"subject", "other-value"}, {"version", 2}, {"id", 9},
+                                             {"schema", R"({"type":"record","name":"V","fields":[{"name":"b","type":"int"}]})"}}
+                                  .dump()};
+        return Reply{404, R"({"error_code":40401,"message":"Subject 'none-value' not found."})"};
+    });
+    auto settings = settings_for({registry.url()});
+    settings.auto_register = false;
+    settings.use_latest_version = true;
+    SchemaRegistryClient client(settings, [] { return false; });
+    for (int i = 0; i < 3; ++i) BOOST_TEST(client.schema_id("same-value", kSchema) == 17);
+    const std::string other = message_of([&] { client.schema_id("other-value", kSchema); });
+    BOOST_TEST(other.find("use.latest.version: version 2 of subject \"other-value\" (id 9) does not write this record "
+                          "as its own schema does") == 0,
+               other);
+    const std::string none = message_of([&] { client.schema_id("none-value", kSchema); });
+    BOOST_TEST(none.find("subject \"none-value\" has no version") != std::string::npos, none);
+    BOOST_TEST(none.find("Subject 'none-value' not found.") != std::string::npos, none);
+    BOOST_CHECK_THROW(client.schema_id("none-value", kSchema), SchemaRefusedError);
+    const auto received = registry.received();
+    BOOST_TEST(received.front().method == "GET");
+    BOOST_TEST(received.front().url == "/subjects/same-value/versions/latest");
+    BOOST_TEST(std::count_if(received.begin(), received.end(),
+                             [](const Received& r) { return r.url == "/subjects/same-value/versions/latest"; }) == 1);
+
+    // auto.register.schemas true wins, as in Confluent's serializer: registered, latest not asked.
+    settings.auto_register = true;
+    ScriptedRegistry registering([](const Received&) { return Reply{200, R"({"id":5})"}; });
+    settings.registry_urls = {registering.url()};
+    SchemaRegistryClient auto_client(settings, [] { return false; });
+    BOOST_TEST(auto_client.schema_id("same-value", kSchema) == 5);
+    BOOST_TEST(registering.received().front().url == "/subjects/same-value/versions");
+}
+
+// The Avro specification's Parsing Canonical Form: primitives as their names, full names, only
+// the attributes that shape the bytes, in its order, no whitespace.
+BOOST_AUTO_TEST_CASE(parsing_canonical_form_keeps_what_shapes_the_bytes) {
+    using outbox::avro::parsing_canonical_form;
+    BOOST_TEST(parsing_canonical_form(R"({"type": "int", "logicalType": "date"})") == R"("int")");
+    BOOST_TEST(parsing_canonical_form(R"(["null", {"type": "string", "connect.name": "x"}])") == R"(["null","string"])");
+    BOOST_TEST(parsing_canonical_form(R"({"type": "record", "name": "V", "namespace": "a.b", "doc": "d",
+        "connect.version": 1, "fields": [{"name": "f", "doc": "x", "default": null, "type": ["null",
+        {"type": "record", "name": "Inner", "fields": [{"name": "g", "type": {"type": "array", "items": "long"}}]}]},
+        {"name": "h", "type": "Inner"}, {"name": "m", "type": {"type": "map", "values": {"type": "fixed",
+        "name": "c.F", "size": 2}}}, {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}}]})") ==
+               R"({"name":"a.b.V","type":"record","fields":[{"name":"f","type":["null",{"name":"a.b.Inner","type":"record",)"
+               R"("fields":[{"name":"g","type":{"type":"array","items":"long"}}]}]},{"name":"h","type":"a.b.Inner"},)"
+               R"({"name":"m","type":{"type":"map","values":{"name":"c.F","type":"fixed","size":2}}},)"
+               R"({"name":"e","type":{"name":"a.b.E","type":"enum","symbols":["A","B"]}}]})");
+    BOOST_CHECK_THROW(parsing_canonical_form("{"), outbox::avro::AvroSchemaTextError);
+    BOOST_CHECK_THROW(parsing_canonical_form(R"({"type": "record", "name": "V"})"), outbox::avro::AvroSchemaTextError);
 }

@@ -16,8 +16,10 @@ bool is_converter_setting(std::string_view name, std::string_view& side, std::st
 // connect.meta.data, enhanced.avro.schema.support, ...). Throws ConfigError naming the key.
 void read_avro_converter_setting(const Entry& e, std::string_view setting, AvroConverterSettings& avro);
 
-// Once every key is read: a converter named AvroConverter needs its registry.
-void check_avro_converter(const AvroConverterSettings& avro, std::string_view side);
+// Once every key is read: a converter named AvroConverter needs its registry, and takes only its
+// own family's settings (Confluent's, or Apicurio's apicurio.registry.*); Apicurio's defaults and
+// credentials are settled.
+void check_avro_converter(AvroConverterSettings& avro, std::string_view side);
 
 NameAdjustmentMode name_adjustment_mode(const Entry& e);
 

@@ -150,7 +150,7 @@ enum class Converter {
     string,  // StringConverter (the default): text as is; a structure as compact JSON
     json,    // JsonConverter with schemas.enable=false: every value as JSON
     bytes,   // ByteArrayConverter (or Debezium's BinaryDataConverter): bytea columns' raw bytes only
-    avro,    // Confluent's AvroConverter: Avro in Confluent's wire format, schemas in a schema registry
+    avro,    // Confluent's (or Apicurio's) AvroConverter: Avro in Confluent's wire format, schemas in a registry
 };
 
 // Which registry subject a schema goes under (Confluent's *.subject.name.strategy): the topic's
@@ -160,21 +160,35 @@ enum class SubjectNameStrategy { topic, record, topic_record };
 // Debezium's schema.name.adjustment.mode and field.name.adjustment.mode.
 enum class NameAdjustmentMode { none, avro, avro_unicode };
 
-// A Confluent AvroConverter's settings (key.converter.* or value.converter.*), with its defaults.
+// A Confluent AvroConverter's settings (key.converter.* or value.converter.*), with its defaults;
+// or those of Apicurio's AvroConverter (apicurio.registry.*) in its default wire format, which is
+// Confluent's with Apicurio's content ids, read through Apicurio's Confluent-compatible API.
 struct AvroConverterSettings {
+    bool apicurio = false;                   // io.apicurio.registry.utils.converter.AvroConverter
     std::vector<std::string> registry_urls;  // schema.registry.url: tried in order, the next on failure
     std::string user_info;                   // basic.auth.user.info (user:password), a secret
     std::string bearer_token;                // bearer.auth.token, a secret
     std::string ca_location;                 // schema.registry.ssl.truststore.location (PEM)
     std::string certificate_location;        // schema.registry.ssl.keystore.location (PEM: certificate and key)
     std::string key_password;                // schema.registry.ssl.key.password, a secret
-    bool auto_register = true;               // auto.register.schemas
+    bool auto_register = true;               // auto.register.schemas (Apicurio: apicurio.registry.auto-register)
+    // use.latest.version (Apicurio: apicurio.registry.find-latest), with auto_register false: the
+    // subject's latest version and its id, which must encode as the record's schema does.
+    bool use_latest_version = false;
+    bool latest_compatibility_strict = true;  // latest.compatibility.strict
     SubjectNameStrategy subject_strategy = SubjectNameStrategy::topic;
     bool connect_meta_data = true;         // connect.meta.data
     bool enhanced_schema_support = false;  // enhanced.avro.schema.support
     int request_timeout_ms = 10000;        // schema.registry.request.timeout.ms (bounds each request)
     int cache_capacity = 1000;             // schemas.cache.config: distinct schemas remembered
     Location location;                     // where the converter was named
+    // The first setting only Confluent's converter reads, and the first of Apicurio's
+    // (apicurio.registry.*): the one foreign to the converter named is refused.
+    std::optional<std::pair<Location, std::string>> confluent_setting;
+    std::optional<std::pair<Location, std::string>> apicurio_setting;
+    std::optional<bool> apicurio_auto_register;  // apicurio.registry.auto-register (its default false)
+    std::string apicurio_username;               // apicurio.registry.auth.username
+    std::string apicurio_password;               // apicurio.registry.auth.password, a secret
 };
 
 // How Debezium's PostgreSQL connector represents temporal, numeric and bytea columns: its

@@ -30,14 +30,16 @@ public:
 
 // A Confluent-compatible schema registry (Confluent Schema Registry, Apicurio's /apis/ccompat/v7,
 // Karapace) over libcurl, for one converter's settings. Each distinct (subject, schema) costs one
-// request (POST /subjects/{s}/versions, or POST /subjects/{s} to look it up without registering);
+// request (POST /subjects/{s}/versions, or POST /subjects/{s} to look it up without registering,
+// or GET /subjects/{s}/versions/latest with use.latest.version and auto.register.schemas false);
 // the answer is cached, up to schemas.cache.config entries (beyond that the cache starts over).
 // Requests run on the caller's thread with bounded waits (connect at most 5 s, the whole request
 // schema.registry.request.timeout.ms) and end at once when `stop_requested` says so.
 //  - no answer, 5xx or 429 from every URL (tried in order): RegistryUnavailableError;
 //  - 401/403: DefiniteError naming the registry and which credentials it refused;
 //  - 409, 422, 404 on a look-up: SchemaRefusedError with the subject, the latest version and
-//    the registry's own message.
+//    the registry's own message; with use.latest.version, a subject without versions or whose
+//    latest version writes the record otherwise than its own schema: SchemaRefusedError.
 // No message carries a credential (a URL's user info is left out).
 class SchemaRegistryClient {
 public:
@@ -60,6 +62,7 @@ private:
     };
     Answer request(const std::string& method, const std::string& path, const std::string& body);
     std::string latest_version(const std::string& subject);
+    std::int32_t latest_schema_id(const std::string& subject, const std::string& schema_json);
 
     const config::AvroConverterSettings& settings_;
     std::function<bool()> stop_requested_;
