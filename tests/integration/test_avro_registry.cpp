@@ -30,16 +30,32 @@ std::pair<int, std::string> run(const std::string& command) {
 
 std::string records_script() { return std::string(OUTBOX_SOURCE_DIR) + "/tests/integration/avro_records.py"; }
 
-// Confluent's client decodes the Avro topic; the JSON-with-schemas topic holds the same rows.
-std::string compare_with_json(const std::string& avro_topic, const std::string& json_topic, int count) {
-    return run(confluent_python() + " " + records_script() + " compare " + kafka_servers() + " " +
-               schema_registry().url() + " " + avro_topic + " " + json_topic + " " + std::to_string(count))
+// Confluent's client and Apache Avro for Java decode the Avro topic; the JSON-with-schemas topic
+// holds the same rows.
+std::string compare_with_json(const std::string& avro_topic, const std::string& json_topic, int count,
+                              int json_count = 0) {
+    return run(avro_readers_environment() + confluent_python() + " " + records_script() + " compare " + kafka_servers() +
+               " " + schema_registry().url() + " " + avro_topic + " " + json_topic + " " + std::to_string(count) +
+               (json_count ? ":" + std::to_string(json_count) : ""))
         .second;
 }
 
+// Confluent's AvroConverter on the test registry, over TLS with the test CA.
 std::string avro_converter(const std::string& side) {
     return side + ".converter: io.confluent.connect.avro.AvroConverter\n" + side +
-           ".converter.schema.registry.url: \"" + schema_registry().url() + "\"\n";
+           ".converter.schema.registry.url: \"" + schema_registry().url() + "\"\n" + side +
+           ".converter.schema.registry.ssl.truststore.location: \"" + schema_registry().ca_file() + "\"\n" + side +
+           ".converter.schema.registry.ssl.truststore.type: PEM\n";
+}
+
+// The schema id a record in Confluent's wire format names.
+std::int32_t schema_id_of_record(const std::string& bytes) {
+    BOOST_REQUIRE(bytes.size() >= 5);
+    BOOST_REQUIRE(bytes[0] == '\0');
+    return static_cast<std::int32_t>((static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[1])) << 24) |
+                                     (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2])) << 16) |
+                                     (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[3])) << 8) |
+                                     static_cast<unsigned char>(bytes[4]));
 }
 
 // Two routers over the same rows, each with its own slot: JsonConverter with schemas to
@@ -48,7 +64,10 @@ struct TwoRouters {
     std::unique_ptr<RouterProcess> json;
     std::unique_ptr<RouterProcess> avro;
 
-    TwoRouters(const std::string& db, const std::string& outbox, const std::string& top) {
+    // `avro_top`: the Avro router's own top-level settings; `converters`: its converters, Confluent's
+    // AvroConverter for keys and values unless given.
+    TwoRouters(const std::string& db, const std::string& outbox, const std::string& top,
+               const std::string& avro_top = "", const std::string& converters = "") {
         const std::string conninfo = postgres().conninfo(db);
         const auto section = [&](const std::string& prefix) {
             return "outbox:\n  route.topic.replacement: \"" + prefix + ".${routedByValue}\"\n" + outbox;
@@ -59,7 +78,10 @@ struct TwoRouters {
                                               "value.converter: org.apache.kafka.connect.json.JsonConverter\n",
                                           section(db + "_json")));
         avro = std::make_unique<RouterProcess>(
-            work_dir(), router_config_for(conninfo, db + "_avro", "", top + avro_converter("key") + avro_converter("value"),
+            work_dir(), router_config_for(conninfo, db + "_avro", "",
+                                          top + avro_top +
+                                              (converters.empty() ? avro_converter("key") + avro_converter("value")
+                                                                  : converters),
                                           section(db + "_avro")));
         BOOST_REQUIRE(json->wait_streaming());
         BOOST_REQUIRE_MESSAGE(avro->wait_streaming(), avro->output());
@@ -131,7 +153,7 @@ BOOST_AUTO_TEST_CASE(expanded_payloads_evolve_and_a_refused_change_is_a_definite
     BOOST_TEST(result.find("equal 3") != std::string::npos, result);
     const auto grown = nlohmann::json::parse(schema_registry().request("GET", "/subjects/" + subject + "/versions").body);
     BOOST_TEST(grown.size() == nlohmann::json::parse(versions).size() + 1, grown.dump());
-    const auto [status, lines] = run(confluent_python() + " " + records_script() + " old-reader " + kafka_servers() +
+    const auto [status, lines] = run(avro_readers_environment() + confluent_python() + " " + records_script() + " old-reader " + kafka_servers() +
                                      " " + schema_registry().url() + " " + db + "_avro.Order 3 " +
                                      first.at("id").dump());
     BOOST_TEST(status == 0, lines);
@@ -186,4 +208,150 @@ BOOST_AUTO_TEST_CASE(a_registry_outage_is_waited_out_without_losing_anything) {
     BOOST_TEST_MESSAGE("duplicates after the outage: " << duplicates);
     BOOST_TEST(duplicates == 0);  // nothing was delivered before the registry stalled
     for (const auto& r : records) BOOST_TEST(r.value.value().substr(0, 1) == std::string(1, '\0'));
+}
+
+// errors.tolerance all: a schema the registry refuses (409 under BACKWARD) sends its row to the
+// dead-letter topic with the subject, the version and the registry's reason, and the rows after
+// it are delivered. use.latest.version with auto.register.schemas false (a third router): a
+// subject without versions, then a latest version that writes the record as its own schema does
+// (registered ahead with a doc, so another text and another id) whose id the records carry, then
+// a latest version of other fields, which is refused into that router's dead-letter topic.
+BOOST_AUTO_TEST_CASE(refused_schemas_go_to_the_dead_letter_topic_and_use_latest_version_takes_the_latest_id) {
+    const auto db = create_outbox_database("avro_latest");
+    Sql sql(postgres().conninfo(db));
+    const std::string tolerate = "errors.tolerance: all\nerrors.deadletterqueue.topic.name: " + db + ".dlq\n";
+    TwoRouters routers(db, "  table.expand.json.payload: true\n", "", tolerate);
+    RouterProcess latest(work_dir(),
+                         router_config(db + "", "",
+                                       avro_converter("key") + avro_converter("value") +
+                                           "value.converter.auto.register.schemas: false\n"
+                                                                 "value.converter.use.latest.version: true\n"
+                                                                 "errors.tolerance: all\n"
+                                                                 "errors.deadletterqueue.topic.name: " + db + ".latest.dlq\n",
+                                       "outbox:\n  route.topic.replacement: \"" + db +
+                                           "_latest.${routedByValue}\"\n  table.expand.json.payload: true\n"));
+    BOOST_REQUIRE_MESSAGE(latest.wait_streaming(), latest.output());
+    const auto insert = [&](int seq, const std::string& payload) {
+        sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload) VALUES (md5('" +
+                 std::to_string(seq) + "')::uuid, 'Order', 'k', 'Created', '" + payload + "')");
+    };
+    const std::string subject = db + "_avro.Order-value";
+    const std::string latest_subject = db + "_latest.Order-value";
+
+    insert(1, R"({"a": 1, "b": "x"})");
+    std::string result = compare_with_json(db + "_avro.Order", db + "_json.Order", 1);
+    BOOST_TEST(contains(result, "equal 1"), result);
+    auto letters = read_topic(kafka_servers(), db + ".latest.dlq", 1);
+    BOOST_REQUIRE(letters.size() == 1u);
+    BOOST_TEST(contains(letters[0].header("__connect.errors.exception.message").value_or(""),
+                        "subject \"" + latest_subject + "\" has no version"),
+               letters[0].header("__connect.errors.exception.message").value_or(""));
+
+    // The schema the router registered, written again with a doc: the same Parsing Canonical Form.
+    auto registered = nlohmann::json::parse(
+        nlohmann::json::parse(schema_registry().request("GET", "/subjects/" + subject + "/versions/latest").body)
+            .at("schema")
+            .get<std::string>());
+    // (An optional payload's schema is a union with null: the doc goes on its record.)
+    auto& record = registered.is_array() ? registered.back() : registered;
+    record["doc"] = "registered ahead of the router";
+    const auto ahead = schema_registry().request("POST", "/subjects/" + latest_subject + "/versions",
+                                                 nlohmann::json{{"schema", registered.dump()}}.dump());
+    BOOST_REQUIRE_MESSAGE(ahead.status == 200, ahead.body);
+    const auto ahead_id = nlohmann::json::parse(ahead.body).at("id").get<std::int32_t>();
+    insert(2, R"({"a": 2, "b": "y"})");
+    result = compare_with_json(db + "_latest.Order", db + "_json.Order", 1, 2);
+    BOOST_TEST(contains(result, "equal 1"), result);
+    const auto written = read_topic(kafka_servers(), db + "_latest.Order", 1);
+    BOOST_REQUIRE(written.size() == 1u);
+    BOOST_TEST(schema_id_of_record(written[0].value.value()) == ahead_id);
+
+    // Refused: a's type changes under BACKWARD (409); the latest version has other fields.
+    BOOST_TEST(schema_registry().request("PUT", "/config/" + subject, R"({"compatibility":"BACKWARD"})").status == 200);
+    BOOST_TEST(schema_registry()
+                   .request("POST", "/subjects/" + latest_subject + "/versions",
+                            nlohmann::json{{"schema", R"({"type":"record","name":"Other","fields":[{"name":"z","type":"int"}]})"}}.dump())
+                   .status == 200);
+    insert(3, R"({"a": "three", "b": "z"})");
+    insert(4, R"({"a": 4, "b": "w"})");
+    result = compare_with_json(db + "_avro.Order", db + "_json.Order", 3, 4);
+    BOOST_TEST(contains(result, "equal 3"), result);
+    letters = read_topic(kafka_servers(), db + ".dlq", 1);
+    BOOST_REQUIRE(letters.size() == 1u);
+    const std::string cause = letters[0].header("__connect.errors.exception.message").value_or("");
+    BOOST_TEST(letters[0].header("id").value_or("") == sql.scalar("SELECT md5('3')::uuid"));
+    BOOST_TEST(contains(cause, "subject \"" + subject + "\" as incompatible with its latest version 1"), cause);
+    BOOST_TEST(contains(cause, "Incompatible"), cause);
+    // Row 4 has row 2's schema, whose latest version is remembered (latest.cache.ttl.sec's
+    // default, no expiry): written with the id of version 1; row 3's schema meets version 2.
+    result = compare_with_json(db + "_latest.Order", db + "_json.Order", 2, 4);
+    BOOST_TEST(contains(result, "equal 2"), result);
+    const auto latest_letters = read_topic(kafka_servers(), db + ".latest.dlq", 2);
+    BOOST_REQUIRE(latest_letters.size() == 2u);
+    for (const auto& letter : latest_letters) {
+        const std::string why = letter.header("__connect.errors.exception.message").value_or("");
+        if (letter.header("id").value_or("") == sql.scalar("SELECT md5('3')::uuid"))
+            BOOST_TEST(contains(why, "version 2 of subject \"" + latest_subject + "\""), why);
+        else
+            BOOST_TEST(contains(why, "has no version"), why);
+    }
+    BOOST_TEST(routers.avro->running());
+    BOOST_TEST(latest.running());
+    // Nothing more than the rows named reached the Avro topics.
+    BOOST_TEST(read_topic(kafka_servers(), db + "_avro.Order", 4, 3s).size() == 3u);
+    BOOST_TEST(read_topic(kafka_servers(), db + "_latest.Order", 3, 3s).size() == 2u);
+    for (const auto& r : read_topic(kafka_servers(), db + "_latest.Order", 2))
+        BOOST_TEST(schema_id_of_record(r.value.value()) == ahead_id);
+}
+
+// Apicurio's own AvroConverter, named with its core API URL and auto-register: its default wire
+// format is Confluent's with the content id of the artifact <topic>-value in the default group,
+// which Apicurio's core API reports; Confluent's client and Apache Avro for Java read the records.
+BOOST_AUTO_TEST_CASE(apicurio_converter_writes_content_ids_of_its_default_artifacts) {
+    const auto db = create_outbox_database("avro_apicurio");
+    Sql sql(postgres().conninfo(db));
+    std::string converters;
+    for (const std::string side : {"key", "value"})
+        converters += side + ".converter: io.apicurio.registry.utils.converter.AvroConverter\n" + side +
+                      ".converter.apicurio.registry.url: \"" + schema_registry().core_url() + "\"\n" + side +
+                      ".converter.apicurio.registry.auto-register: true\n" + side +
+                      ".converter.apicurio.registry.tls.truststore.location: \"" + schema_registry().ca_file() + "\"\n" +
+                      side + ".converter.apicurio.registry.tls.truststore.type: PEM\n";
+    TwoRouters routers(db, "  table.expand.json.payload: true\n", "", "", converters);
+    sql.exec(outbox_rows_sql(1, 2, 2));
+    const std::string result = compare_with_json(db + "_avro.Order", db + "_json.Order", 2);
+    BOOST_TEST(contains(result, "equal 2"), result);
+    const auto records = read_topic(kafka_servers(), db + "_avro.Order", 2);
+    BOOST_REQUIRE(records.size() == 2u);
+    const auto meta = schema_registry().request(
+        "GET", "/apis/registry/v3/groups/default/artifacts/" + db + "_avro.Order-value/versions/branch=latest");
+    BOOST_REQUIRE_MESSAGE(meta.status == 200, meta.body);
+    const auto content_id = nlohmann::json::parse(meta.body).at("contentId").get<std::int32_t>();
+    for (const auto& r : records) BOOST_TEST(schema_id_of_record(r.value.value()) == content_id);
+}
+
+// --check against the registry: reachable over TLS with the CA; the same registry without the
+// CA (a certificate it cannot verify) and a port nothing listens on are FAIL lines naming the cause.
+BOOST_AUTO_TEST_CASE(check_reaches_the_registry_and_names_why_it_cannot) {
+    const auto db = create_outbox_database("avro_check");
+    RouterProcess ok(work_dir(), router_config(db, "", avro_converter("value")), "--check");
+    BOOST_TEST(ok.wait(60s) == 0, ok.output());
+    BOOST_TEST(contains(ok.output(), "ok    schema registry (value.converter): reachable, credentials accepted"), ok.output());
+
+    const std::string untrusted = "value.converter: io.confluent.connect.avro.AvroConverter\n"
+                                  "value.converter.schema.registry.url: \"" + schema_registry().url() + "\"\n";
+    RouterProcess no_ca(work_dir(), router_config(db, "", untrusted), "--check");
+    BOOST_TEST(no_ca.wait(60s) == 1, no_ca.output());
+    BOOST_TEST(contains(no_ca.output(), "FAIL  schema registry (value.converter): schema registry unreachable"), no_ca.output());
+    BOOST_TEST(contains(no_ca.output(), "certificate"), no_ca.output());
+
+    const std::string closed = "https://127.0.0.1:" + std::to_string(free_loopback_port()) + "/apis/ccompat/v7";
+    RouterProcess refused(work_dir(),
+                          router_config(db, "", "value.converter: io.confluent.connect.avro.AvroConverter\n"
+                                                "value.converter.schema.registry.url: \"" + closed + "\"\n"),
+                          "--check");
+    BOOST_TEST(refused.wait(60s) == 1, refused.output());
+    BOOST_TEST(contains(refused.output(), "FAIL  schema registry (value.converter): schema registry unreachable: " +
+                                              closed.substr(0, closed.find("/apis"))),
+               refused.output());
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "pg_server.hpp"
+#include "test_ca.hpp"
 
 namespace outbox::test {
 namespace {
@@ -21,8 +22,12 @@ size_t append_body(char* data, size_t size, size_t count, void* out) {
 
 SchemaRegistry::SchemaRegistry() : dir_(make_temp_dir("outbox-registry-")), port_(free_loopback_port()) {
     const int management_port = free_loopback_port();
-    process_.start({"-Xmx512m", "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + std::to_string(port_),
-                    "-Dquarkus.management.host=127.0.0.1",
+    const CertifiedKey server = test_ca().server("registry", {"127.0.0.1", "localhost"});
+    process_.start({"-Xmx512m", "-Dquarkus.http.host=127.0.0.1",
+                    "-Dquarkus.http.port=" + std::to_string(free_loopback_port()),
+                    "-Dquarkus.http.ssl-port=" + std::to_string(port_), "-Dquarkus.http.insecure-requests=disabled",
+                    "-Dquarkus.http.ssl.certificate.files=" + server.certificate,
+                    "-Dquarkus.http.ssl.certificate.key-files=" + server.key, "-Dquarkus.management.host=127.0.0.1",
                     "-Dquarkus.management.port=" + std::to_string(management_port),
                     "-Djava.io.tmpdir=" + dir_, "-jar", std::string(OUTBOX_APICURIO_DIR) + "/quarkus-run.jar"},
                    dir_ + "/registry.log", OUTBOX_APICURIO_JAVA);
@@ -42,13 +47,21 @@ SchemaRegistry::~SchemaRegistry() {
     std::filesystem::remove_all(dir_, ignored);
 }
 
-std::string SchemaRegistry::url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/apis/ccompat/v7"; }
+std::string SchemaRegistry::url() const { return "https://127.0.0.1:" + std::to_string(port_) + "/apis/ccompat/v7"; }
+
+std::string SchemaRegistry::core_url() const {
+    return "https://127.0.0.1:" + std::to_string(port_) + "/apis/registry/v3";
+}
+
+std::string SchemaRegistry::ca_file() const { return test_ca().certificate(); }
 
 RegistryReply SchemaRegistry::request(const std::string& method, const std::string& path, const std::string& body) {
     RegistryReply reply;
     CURL* curl = curl_easy_init();
-    const std::string target = url() + path;
+    const std::string target = path.starts_with("/apis/") ? url().substr(0, url().find("/apis/")) + path : url() + path;
     curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
+    const std::string ca = ca_file();
+    curl_easy_setopt(curl, CURLOPT_CAINFO, ca.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
@@ -69,5 +82,10 @@ SchemaRegistry& schema_registry() {
 }
 
 std::string confluent_python() { return std::string(OUTBOX_PYTHON_VENV) + "/bin/python"; }
+
+std::string avro_readers_environment() {
+    return "AVRO_JAVA=" + java_binary() + " AVRO_JAVA_LIBS=" + std::string(OUTBOX_AVRO_RUNTIME_LIBS) +
+           " REGISTRY_CA=" + test_ca().certificate() + " ";
+}
 
 }  // namespace outbox::test

@@ -15,6 +15,8 @@ struct RegistryReply {
 // Apicurio Registry 3.3.3 (fetched from Maven Central at build time, run on a Java 21+ JDK) on
 // a free loopback port, in-memory storage, its management port on loopback too; started by the
 // constructor and waited for until its Confluent-compatible API answers, killed by the destructor.
+// HTTPS only (plain HTTP refused), its certificate from test_ca(). It cannot require client
+// certificates: the build fixes quarkus.http.ssl.client-auth to NONE.
 class SchemaRegistry {
 public:
     SchemaRegistry();
@@ -22,10 +24,14 @@ public:
     SchemaRegistry(const SchemaRegistry&) = delete;
     SchemaRegistry& operator=(const SchemaRegistry&) = delete;
 
-    // The Confluent-compatible API: http://127.0.0.1:<port>/apis/ccompat/v7
+    // The Confluent-compatible API: https://127.0.0.1:<port>/apis/ccompat/v7
     std::string url() const;
+    // Apicurio's own (core) API, as Apicurio's serializers name it: https://127.0.0.1:<port>/apis/registry/v3
+    std::string core_url() const;
+    // The CA (PEM) that signed its certificate.
+    std::string ca_file() const;
     // A request to the Confluent-compatible API, e.g. ("PUT", "/config/orders-value",
-    // R"({"compatibility":"BACKWARD"})").
+    // R"({"compatibility":"BACKWARD"})"), or to any API by its path from /apis/.
     RegistryReply request(const std::string& method, const std::string& path, const std::string& body = "");
 
     void pause() { process_.pause(); }    // SIGSTOP: holds its socket, answers nothing
@@ -43,5 +49,9 @@ SchemaRegistry& schema_registry();
 // The Python interpreter of the virtual environment the build makes with Confluent's client
 // (confluent-kafka with its avro and schemaregistry extras).
 std::string confluent_python();
+
+// The environment tests/integration/avro_records.py reads, as a shell prefix: Apache Avro for
+// Java (the java binary and Avro's jars) and the registry's TLS files.
+std::string avro_readers_environment();
 
 }  // namespace outbox::test
