@@ -1,17 +1,21 @@
 #define BOOST_TEST_MODULE schema_registry_client
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "test_ca.hpp"
 #include "outbox/avro/avro_canonical.hpp"
 #include "outbox/registry/schema_registry_client.hpp"
 
@@ -27,6 +31,14 @@ struct Received {
     std::string url;
     std::string body;
     std::string authorization;
+    bool verified_client_certificate = false;  // over TLS: one the registry's CA signed
+};
+
+// A TLS registry's certificate, key and the CA it verifies clients with (PEM texts).
+struct TlsIdentity {
+    std::string certificate;
+    std::string key;
+    std::string client_ca;
 };
 
 struct Reply {
@@ -45,9 +57,21 @@ public:
         BOOST_REQUIRE(daemon_ != nullptr);
         port_ = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT)->port;
     }
+    // HTTPS, asking every client for a certificate (not requiring one) and verifying it.
+    ScriptedRegistry(std::function<Reply(const Received&)> script, const TlsIdentity& tls)
+        : script_(std::move(script)), tls_(tls) {
+        daemon_ = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS, 0, nullptr, nullptr, &answer, this,
+                                   MHD_OPTION_HTTPS_MEM_KEY, tls_.key.c_str(), MHD_OPTION_HTTPS_MEM_CERT,
+                                   tls_.certificate.c_str(), MHD_OPTION_HTTPS_MEM_TRUST, tls_.client_ca.c_str(),
+                                   MHD_OPTION_END);
+        BOOST_REQUIRE(daemon_ != nullptr);
+        port_ = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT)->port;
+    }
     ~ScriptedRegistry() { MHD_stop_daemon(daemon_); }
 
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    std::string url() const {
+        return (tls_.certificate.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(port_);
+    }
     std::vector<Received> received() {
         std::lock_guard lock(mutex_);
         return received_;
@@ -72,6 +96,15 @@ private:
         *state = nullptr;
         if (const char* auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization"))
             request.authorization = auth;
+        if (!self->tls_.certificate.empty()) {
+            const auto* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+            auto* session = static_cast<gnutls_session_t>(info->tls_session);
+            unsigned int presented = 0;
+            unsigned int status = 1;
+            request.verified_client_certificate = gnutls_certificate_get_peers(session, &presented) != nullptr &&
+                                                  presented > 0 &&
+                                                  gnutls_certificate_verify_peers2(session, &status) == 0 && status == 0;
+        }
         Reply reply;
         {
             std::lock_guard lock(self->mutex_);
@@ -86,6 +119,7 @@ private:
     }
 
     std::function<Reply(const Received&)> script_;
+    TlsIdentity tls_;
     MHD_Daemon* daemon_ = nullptr;
     std::uint16_t port_ = 0;
     std::mutex mutex_;
@@ -106,6 +140,13 @@ std::string message_of(const std::function<void()>& call) {
         return e.what();
     }
     return "no error";
+}
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 const std::string kSchema = R"({"type":"record","name":"V","fields":[{"name":"a","type":"int"}]})";
@@ -293,4 +334,34 @@ BOOST_AUTO_TEST_CASE(parsing_canonical_form_keeps_what_shapes_the_bytes) {
                R"({"name":"e","type":{"name":"a.b.E","type":"enum","symbols":["A","B"]}}]})");
     BOOST_CHECK_THROW(parsing_canonical_form("{"), outbox::avro::AvroSchemaTextError);
     BOOST_CHECK_THROW(parsing_canonical_form(R"({"type": "record", "name": "V"})"), outbox::avro::AvroSchemaTextError);
+}
+
+// TLS: the registry's CA from schema.registry.ssl.truststore.location, the client certificate and
+// key from schema.registry.ssl.keystore.location (one PEM file), which the registry verifies;
+// a registry whose certificate the truststore cannot verify does not answer (transient, named).
+BOOST_AUTO_TEST_CASE(tls_with_the_ca_and_a_client_certificate) {
+    outbox::test::TestCa ca("registry test CA");
+    const auto server = ca.server("registry", {"127.0.0.1"});
+    ScriptedRegistry registry([](const Received&) { return Reply{200, R"({"id":42})"}; },
+                              TlsIdentity{file_text(server.certificate), file_text(server.key), file_text(ca.certificate())});
+    auto settings = settings_for({registry.url()});
+    settings.ca_location = ca.certificate();
+    settings.certificate_location = ca.pem_keystore(ca.client("router", "router"));
+    SchemaRegistryClient client(settings, [] { return false; });
+    BOOST_TEST(client.schema_id("orders-value", kSchema) == 42);
+    BOOST_REQUIRE(registry.received().size() == 1u);
+    BOOST_TEST(registry.received()[0].verified_client_certificate);
+
+    settings.certificate_location.clear();
+    SchemaRegistryClient anonymous(settings, [] { return false; });
+    BOOST_TEST(anonymous.schema_id("orders-value", kSchema) == 42);
+    BOOST_TEST(!registry.received().back().verified_client_certificate);
+
+    outbox::test::TestCa stranger("another CA");
+    settings.ca_location = stranger.certificate();
+    SchemaRegistryClient untrusting(settings, [] { return false; });
+    const std::string refused = message_of([&] { untrusting.schema_id("orders-value", kSchema); });
+    BOOST_TEST(refused.find("schema registry unreachable: " + registry.url() + ": ") == 0, refused);
+    BOOST_TEST(refused.find("certificate") != std::string::npos, refused);
+    BOOST_TEST(registry.received().size() == 2u);
 }
