@@ -9,7 +9,8 @@
 // hold as tagged objects: {"$bytes": hex}, {"$decimal": [unscaled, scale]}, {"$date": days},
 // {"$time_ms": ms}, {"$time_us": us}, {"$timestamp_ms": ms}, {"$timestamp_us": us}, {"$double": "NaN"}.
 // A record that is not in Confluent's wire format, or whose schema the registry does not give,
-// fails the program (exit status 1) with the reason on standard error.
+// fails the program (exit status 1) with the reason on standard error. $REGISTRY_USER_INFO
+// (user:password), when set, is sent as HTTP basic authentication.
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -33,6 +34,7 @@ import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -71,9 +73,12 @@ public class AvroJavaReader {
     Schema writerSchema(int id) throws Exception {
         Schema known = schemas.get(id);
         if (known != null) return known;
-        HttpRequest request = HttpRequest.newBuilder(URI.create(registry + "/schemas/ids/" + id))
-                .timeout(Duration.ofSeconds(10)).GET().build();
-        HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(registry + "/schemas/ids/" + id))
+                .timeout(Duration.ofSeconds(10)).GET();
+        String userInfo = System.getenv("REGISTRY_USER_INFO");
+        if (userInfo != null && !userInfo.isEmpty())
+            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
+        HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (answer.statusCode() != 200)
             throw new IllegalStateException("schema " + id + ": HTTP " + answer.statusCode() + " " + answer.body());
         String text = new ObjectMapper().readTree(answer.body()).get("schema").asText();

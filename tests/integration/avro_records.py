@@ -9,7 +9,8 @@ JsonConverter with schemas wrote for the same rows.
       of $AVRO_JAVA and $AVRO_JAVA_LIBS) decodes the same bytes, each writer schema fetched by its
       id, and must give the same values too. Prints "equal N" or the first difference (exit status 1).
   The registry's TLS, when its URL is https: $REGISTRY_CA (PEM), and a client certificate in
-  $REGISTRY_CERT/$REGISTRY_KEY (PEM, for Python) and $REGISTRY_P12 (PKCS12, password "secret", for Java).
+  $REGISTRY_CERT/$REGISTRY_KEY (PEM, for Python) and $REGISTRY_P12 (PKCS12, password "secret", for Java);
+  its basic authentication: $REGISTRY_USER_INFO (user:password).
   avro_records.py old-reader BOOTSTRAP REGISTRY_URL TOPIC COUNT SCHEMA_ID
       Decodes every record with the registry's schema SCHEMA_ID as the reader's schema (a consumer
       that knows only that version) and prints one JSON value per line.
@@ -112,6 +113,8 @@ def registry_client(registry_url):
     conf = {"url": registry_url}
     if os.environ.get("REGISTRY_CA"):
         conf["ssl.ca.location"] = os.environ["REGISTRY_CA"]
+    if os.environ.get("REGISTRY_USER_INFO"):
+        conf["basic.auth.user.info"] = os.environ["REGISTRY_USER_INFO"]
     if os.environ.get("REGISTRY_CERT"):
         conf["ssl.certificate.location"] = os.environ["REGISTRY_CERT"]
         conf["ssl.key.location"] = os.environ["REGISTRY_KEY"]

@@ -40,12 +40,15 @@ std::string compare_with_json(const std::string& avro_topic, const std::string& 
         .second;
 }
 
-// Confluent's AvroConverter on the test registry, over TLS with the test CA.
-std::string avro_converter(const std::string& side) {
+// Confluent's AvroConverter on the test registry, over TLS with the test CA, with its credentials
+// (`user_info`).
+std::string avro_converter(const std::string& side, const std::string& user_info = SchemaRegistry::user_info()) {
     return side + ".converter: io.confluent.connect.avro.AvroConverter\n" + side +
            ".converter.schema.registry.url: \"" + schema_registry().url() + "\"\n" + side +
            ".converter.schema.registry.ssl.truststore.location: \"" + schema_registry().ca_file() + "\"\n" + side +
-           ".converter.schema.registry.ssl.truststore.type: PEM\n";
+           ".converter.schema.registry.ssl.truststore.type: PEM\n" + side +
+           ".converter.basic.auth.credentials.source: USER_INFO\n" + side + ".converter.basic.auth.user.info: \"" +
+           user_info + "\"\n";
 }
 
 // The schema id a record in Confluent's wire format names.
@@ -316,7 +319,10 @@ BOOST_AUTO_TEST_CASE(apicurio_converter_writes_content_ids_of_its_default_artifa
                       ".converter.apicurio.registry.url: \"" + schema_registry().core_url() + "\"\n" + side +
                       ".converter.apicurio.registry.auto-register: true\n" + side +
                       ".converter.apicurio.registry.tls.truststore.location: \"" + schema_registry().ca_file() + "\"\n" +
-                      side + ".converter.apicurio.registry.tls.truststore.type: PEM\n";
+                      side + ".converter.apicurio.registry.tls.truststore.type: PEM\n" + side +
+                      ".converter.apicurio.registry.auth.username: router\n" + side +
+                      ".converter.apicurio.registry.auth.password: \"" +
+                      SchemaRegistry::user_info().substr(SchemaRegistry::user_info().find(':') + 1) + "\"\n";
     TwoRouters routers(db, "  table.expand.json.payload: true\n", "", "", converters);
     sql.exec(outbox_rows_sql(1, 2, 2));
     const std::string result = compare_with_json(db + "_avro.Order", db + "_json.Order", 2);
@@ -330,13 +336,33 @@ BOOST_AUTO_TEST_CASE(apicurio_converter_writes_content_ids_of_its_default_artifa
     for (const auto& r : records) BOOST_TEST(schema_id_of_record(r.value.value()) == content_id);
 }
 
-// --check against the registry: reachable over TLS with the CA; the same registry without the
-// CA (a certificate it cannot verify) and a port nothing listens on are FAIL lines naming the cause.
+// --check against the registry: reachable over TLS with the CA and the credentials; refused
+// credentials (401), the same registry without the CA (a certificate it cannot verify) and a port
+// nothing listens on are FAIL lines naming the cause.
 BOOST_AUTO_TEST_CASE(check_reaches_the_registry_and_names_why_it_cannot) {
     const auto db = create_outbox_database("avro_check");
     RouterProcess ok(work_dir(), router_config(db, "", avro_converter("value")), "--check");
     BOOST_TEST(ok.wait(60s) == 0, ok.output());
     BOOST_TEST(contains(ok.output(), "ok    schema registry (value.converter): reachable, credentials accepted"), ok.output());
+
+    // Credentials the registry refuses: 401, named, the password nowhere in the output.
+    RouterProcess wrong(work_dir(), router_config(db, "", avro_converter("value", "router:not-the-password")), "--check");
+    BOOST_TEST(wrong.wait(60s) == 1, wrong.output());
+    BOOST_TEST(contains(wrong.output(), "FAIL  schema registry (value.converter): schema registry https://127.0.0.1:"),
+               wrong.output());
+    BOOST_TEST(contains(wrong.output(), "HTTP 401 (unauthorized): the registry refused the basic.auth.user.info credentials"),
+               wrong.output());
+    BOOST_TEST(!contains(wrong.output(), "not-the-password"), wrong.output());
+
+    // Streaming, the first record that needs an id ends the router: a definite error, named.
+    RouterProcess streaming(work_dir(), router_config(db, "", avro_converter("value", "router:not-the-password")));
+    BOOST_REQUIRE(streaming.wait_streaming());
+    Sql(postgres().conninfo(db)).exec(outbox_rows_sql(1, 1, 1));
+    BOOST_TEST(streaming.wait(60s) == 1, streaming.output());
+    BOOST_TEST(contains(last_line(streaming.output()), "HTTP 401 (unauthorized): the registry refused the "
+                                                       "basic.auth.user.info credentials"),
+               last_line(streaming.output()));
+    BOOST_TEST(!contains(streaming.output(), "not-the-password"), streaming.output());
 
     const std::string untrusted = "value.converter: io.confluent.connect.avro.AvroConverter\n"
                                   "value.converter.schema.registry.url: \"" + schema_registry().url() + "\"\n";

@@ -27,7 +27,15 @@ SchemaRegistry::SchemaRegistry() : dir_(make_temp_dir("outbox-registry-")), port
                     "-Dquarkus.http.port=" + std::to_string(free_loopback_port()),
                     "-Dquarkus.http.ssl-port=" + std::to_string(port_), "-Dquarkus.http.insecure-requests=disabled",
                     "-Dquarkus.http.ssl.certificate.files=" + server.certificate,
-                    "-Dquarkus.http.ssl.certificate.key-files=" + server.key, "-Dquarkus.management.host=127.0.0.1",
+                    "-Dquarkus.http.ssl.certificate.key-files=" + server.key,
+                    // Apicurio reads quarkus.http.auth.basic at run time for its mechanism chain
+                    // (Quarkus warns that the property is fixed at build time).
+                    "-Dquarkus.http.auth.basic=true", "-Dquarkus.security.users.embedded.enabled=true",
+                    "-Dquarkus.security.users.embedded.plain-text=true",
+                    "-Dquarkus.security.users.embedded.users." + user_info().substr(0, user_info().find(':')) + "=" +
+                        user_info().substr(user_info().find(':') + 1),
+                    "-Dquarkus.http.auth.permission.registry.paths=/apis/*",
+                    "-Dquarkus.http.auth.permission.registry.policy=authenticated", "-Dquarkus.management.host=127.0.0.1",
                     "-Dquarkus.management.port=" + std::to_string(management_port),
                     "-Djava.io.tmpdir=" + dir_, "-jar", std::string(OUTBOX_APICURIO_DIR) + "/quarkus-run.jar"},
                    dir_ + "/registry.log", OUTBOX_APICURIO_JAVA);
@@ -62,6 +70,8 @@ RegistryReply SchemaRegistry::request(const std::string& method, const std::stri
     curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
     const std::string ca = ca_file();
     curl_easy_setopt(curl, CURLOPT_CAINFO, ca.c_str());
+    const std::string credentials = user_info();
+    curl_easy_setopt(curl, CURLOPT_USERPWD, credentials.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
@@ -85,7 +95,7 @@ std::string confluent_python() { return std::string(OUTBOX_PYTHON_VENV) + "/bin/
 
 std::string avro_readers_environment() {
     return "AVRO_JAVA=" + java_binary() + " AVRO_JAVA_LIBS=" + std::string(OUTBOX_AVRO_RUNTIME_LIBS) +
-           " REGISTRY_CA=" + test_ca().certificate() + " ";
+           " REGISTRY_CA=" + test_ca().certificate() + " REGISTRY_USER_INFO=" + SchemaRegistry::user_info() + " ";
 }
 
 }  // namespace outbox::test

@@ -16,7 +16,8 @@ struct RegistryReply {
 // a free loopback port, in-memory storage, its management port on loopback too; started by the
 // constructor and waited for until its Confluent-compatible API answers, killed by the destructor.
 // HTTPS only (plain HTTP refused), its certificate from test_ca(). It cannot require client
-// certificates: the build fixes quarkus.http.ssl.client-auth to NONE.
+// certificates: the build fixes quarkus.http.ssl.client-auth to NONE. Every API asks for HTTP
+// basic authentication (Quarkus's embedded users and an `authenticated` path policy): user_info().
 class SchemaRegistry {
 public:
     SchemaRegistry();
@@ -30,6 +31,8 @@ public:
     std::string core_url() const;
     // The CA (PEM) that signed its certificate.
     std::string ca_file() const;
+    // The credentials it takes, "user:password".
+    static std::string user_info() { return "router:registry-s3cret"; }
     // A request to the Confluent-compatible API, e.g. ("PUT", "/config/orders-value",
     // R"({"compatibility":"BACKWARD"})"), or to any API by its path from /apis/.
     RegistryReply request(const std::string& method, const std::string& path, const std::string& body = "");
@@ -51,7 +54,7 @@ SchemaRegistry& schema_registry();
 std::string confluent_python();
 
 // The environment tests/integration/avro_records.py reads, as a shell prefix: Apache Avro for
-// Java (the java binary and Avro's jars) and the registry's TLS files.
+// Java (the java binary and Avro's jars), the registry's CA and credentials.
 std::string avro_readers_environment();
 
 }  // namespace outbox::test
