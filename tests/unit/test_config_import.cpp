@@ -577,6 +577,8 @@ BOOST_AUTO_TEST_CASE(avro_connectors_keep_their_converter_and_registry_settings)
         "value.converter.basic.auth.credentials.source": "USER_INFO",
         "value.converter.basic.auth.user.info": "${file:/etc/secrets.properties:registry.user.info}",
         "value.converter.auto.register.schemas": "false",
+        "value.converter.use.latest.version": "true",
+        "value.converter.latest.compatibility.strict": "false",
         "key.converter": "io.confluent.connect.avro.AvroConverter",
         "key.converter.schema.registry.url": "http://registry:8081",
         "key.converter.basic.auth.user.info": "router:literal-secret-9"})");
@@ -596,6 +598,8 @@ BOOST_AUTO_TEST_CASE(avro_connectors_keep_their_converter_and_registry_settings)
     BOOST_TEST((config.format.value == outbox::config::Converter::avro));
     BOOST_TEST((config.format.key == outbox::config::Converter::avro));
     BOOST_TEST(!config.format.value_avro.auto_register);
+    BOOST_TEST(config.format.value_avro.use_latest_version);
+    BOOST_TEST(!config.format.value_avro.latest_compatibility_strict);
     BOOST_TEST(config.format.value_avro.registry_urls.front() == "http://registry:8081");
 
     // The worker's AvroConverter, with the worker's settings.
