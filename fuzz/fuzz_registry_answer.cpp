@@ -1,9 +1,11 @@
 // A schema registry's answers (outside input): the schema id of a registration, the error
-// message of a refusal, and URLs as messages show them.
+// message of a refusal, URLs as messages show them, and a registered schema's canonical form
+// (use.latest.version).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "outbox/avro/avro_canonical.hpp"
 #include "outbox/registry/schema_registry_client.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -11,5 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     outbox::registry::schema_id_of(text);
     outbox::registry::registry_message(text);
     outbox::registry::redacted_url(text);
+    try {
+        outbox::avro::parsing_canonical_form(text);
+    } catch (const outbox::avro::AvroSchemaTextError&) {
+    }
     return 0;
 }

@@ -334,6 +334,11 @@ BOOST_AUTO_TEST_CASE(parsing_canonical_form_keeps_what_shapes_the_bytes) {
                R"({"name":"e","type":{"name":"a.b.E","type":"enum","symbols":["A","B"]}}]})");
     BOOST_CHECK_THROW(parsing_canonical_form("{"), outbox::avro::AvroSchemaTextError);
     BOOST_CHECK_THROW(parsing_canonical_form(R"({"type": "record", "name": "V"})"), outbox::avro::AvroSchemaTextError);
+    // Outside input: nesting beyond any converter's schema is refused, not recursed into.
+    BOOST_CHECK_THROW(parsing_canonical_form(std::string(100000, '[') + std::string(100000, ']')),
+                      outbox::avro::AvroSchemaTextError);
+    BOOST_CHECK_THROW(parsing_canonical_form(R"({"type": "enum", "name": "E", "symbols": [1]})"),
+                      outbox::avro::AvroSchemaTextError);
 }
 
 // TLS: the registry's CA from schema.registry.ssl.truststore.location, the client certificate and
