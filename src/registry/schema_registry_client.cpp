@@ -140,7 +140,9 @@ SchemaRegistryClient::Answer SchemaRegistryClient::request(const std::string& me
         if (answer.status == 401 || answer.status == 403)
             throw DefiniteError("schema registry " + where + ": HTTP " + std::to_string(answer.status) +
                                 (answer.status == 401 ? " (unauthorized)" : " (forbidden)") + ": the registry refused " +
-                                (!settings_.user_info.empty()     ? "the basic.auth.user.info credentials"
+                                (!settings_.user_info.empty()
+                                     ? (settings_.apicurio ? "the apicurio.registry.auth.username credentials"
+                                                           : "the basic.auth.user.info credentials")
                                  : !settings_.bearer_token.empty() ? "the bearer.auth.token"
                                                                    : "a request without credentials") +
                                 ": " + registry_message(answer.body));
