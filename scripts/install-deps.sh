@@ -6,7 +6,7 @@ packages=(build-essential cmake pkg-config libpq-dev libssl-dev librdkafka-dev n
           libboost-test-dev libpcre2-dev libmicrohttpd-dev postgresql postgresql-client kcat bc python3 python3-venv
           docker-compose openssl default-jdk-headless maven clang-14 libclang-rt-14-dev
           krb5-kdc krb5-admin-server krb5-user iptables libavro-dev
-          libcurl4-openssl-dev)
+          libcurl4-openssl-dev libgnutls28-dev)
 
 missing=()
 for package in "${packages[@]}"; do
