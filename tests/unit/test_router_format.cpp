@@ -147,6 +147,8 @@ BOOST_AUTO_TEST_CASE(converter_settings_are_read_under_kafka_connects_names_and_
                    .find("router.yaml:5: header.converter: unsupported header converter") == 0);
     BOOST_TEST(config_error("key.converter: io.confluent.connect.avro.AvroConverter\n") ==
                "router.yaml:5: key.converter: AvroConverter needs key.converter.schema.registry.url");
-    BOOST_TEST(config_error("key.converter: io.apicurio.registry.utils.converter.AvroConverter\n")
+    BOOST_TEST(config_error("key.converter: io.apicurio.registry.utils.converter.AvroConverter\n") ==
+               "router.yaml:5: key.converter: Apicurio's AvroConverter needs key.converter.apicurio.registry.url");
+    BOOST_TEST(config_error("key.converter: io.confluent.connect.protobuf.ProtobufConverter\n")
                    .find("router.yaml:5: key.converter: unsupported converter") == 0);
 }
