@@ -381,3 +381,58 @@ BOOST_AUTO_TEST_CASE(check_reaches_the_registry_and_names_why_it_cannot) {
                                               closed.substr(0, closed.find("/apis"))),
                refused.output());
 }
+
+// `outbox-router import` of a connector with Confluent's AvroConverter for keys and Apicurio's for
+// values, their credentials through Connect's FileConfigProvider: the YAML starts and produces
+// records both readers decode as JsonConverter with schemas gives the same rows.
+BOOST_AUTO_TEST_CASE(an_imported_avro_connector_starts_and_produces_readable_records) {
+    const auto db = create_outbox_database("avro_import");
+    Sql sql(postgres().conninfo(db));
+    const std::string secrets = work_dir() + "/" + db + "-registry.properties";
+    const std::string user_info = SchemaRegistry::user_info();
+    write_file(secrets, "registry.user.info=" + user_info + "\nregistry.password=" +
+                            user_info.substr(user_info.find(':') + 1) + "\n");
+    const std::string connector = work_dir() + "/" + db + "-connector.json";
+    const std::string ca = schema_registry().ca_file();
+    write_file(connector, R"({"name": "outbox", "config": {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1", "database.port": ")" + std::to_string(postgres().port()) + R"(",
+        "database.user": "postgres", "database.dbname": ")" + db + R"(", "topic.prefix": "app",
+        "slot.name": ")" + db + R"(", "publication.name": ")" + db + R"(",
+        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.outbox.route.topic.replacement": ")" + db + R"(_imported.${routedByValue}",
+        "transforms.outbox.table.expand.json.payload": "true",
+        "key.converter": "io.confluent.connect.avro.AvroConverter",
+        "key.converter.schema.registry.url": ")" + schema_registry().url() + R"(",
+        "key.converter.basic.auth.credentials.source": "USER_INFO",
+        "key.converter.basic.auth.user.info": "${file:)" + secrets + R"(:registry.user.info}",
+        "key.converter.schema.registry.ssl.truststore.location": ")" + ca + R"(",
+        "key.converter.schema.registry.ssl.truststore.type": "PEM",
+        "value.converter": "io.apicurio.registry.utils.converter.AvroConverter",
+        "value.converter.apicurio.registry.url": ")" + schema_registry().core_url() + R"(",
+        "value.converter.apicurio.registry.auto-register": "true",
+        "value.converter.apicurio.registry.auth.username": "router",
+        "value.converter.apicurio.registry.auth.password": "${file:)" + secrets + R"(:registry.password}",
+        "value.converter.apicurio.registry.tls.truststore.location": ")" + ca + R"(",
+        "value.converter.apicurio.registry.tls.truststore.type": "PEM"}})");
+    const std::string yaml = work_dir() + "/" + db + "-imported.yaml";
+    const int status = std::system((std::string(OUTBOX_ROUTER_BINARY) + " import " + connector + " >" + yaml +
+                                    " 2>" + yaml + ".notes").c_str());
+    BOOST_REQUIRE(WEXITSTATUS(status) == 0);
+    const std::string imported = read_file(yaml);
+    BOOST_TEST(!contains(imported, user_info.substr(user_info.find(':') + 1)), imported);
+    BOOST_TEST(contains(imported, "value.converter: io.apicurio.registry.utils.converter.AvroConverter"), imported);
+    ::setenv("KAFKA_BOOTSTRAP_SERVERS", kafka_servers().c_str(), 1);
+    RouterProcess router(work_dir(), imported);
+    RouterProcess json(work_dir(),
+                       router_config_for(postgres().conninfo(db), db + "_json", "",
+                                         "key.converter: org.apache.kafka.connect.json.JsonConverter\n"
+                                         "value.converter: org.apache.kafka.connect.json.JsonConverter\n",
+                                         "outbox:\n  route.topic.replacement: \"" + db +
+                                             "_json.${routedByValue}\"\n  table.expand.json.payload: true\n"));
+    BOOST_REQUIRE_MESSAGE(router.wait_streaming(), router.output());
+    BOOST_REQUIRE(json.wait_streaming());
+    sql.exec(outbox_rows_sql(1, 3, 2));
+    const std::string result = compare_with_json(db + "_imported.Order", db + "_json.Order", 3);
+    BOOST_TEST(contains(result, "equal 3"), result);
+}
