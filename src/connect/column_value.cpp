@@ -89,6 +89,7 @@ const char* value_type_name(ValueType type) {
         case ValueType::bytea: return "bytea";
         case ValueType::timestamp: return "timestamp";
         case ValueType::timestamptz: return "timestamptz";
+        case ValueType::array: return "array";
         case ValueType::untyped: return "untyped";
     }
     return "?";

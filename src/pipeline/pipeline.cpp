@@ -8,6 +8,7 @@
 #include <random>
 
 #include "outbox/pipeline/column_catalog_reader.hpp"
+#include "outbox/pipeline/type_catalog_reader.hpp"
 #include "outbox/pipeline/producer_failed.hpp"
 #include "outbox/pipeline/shutdown_signal.hpp"
 #include "outbox/pipeline/slot_gap_error.hpp"
@@ -66,6 +67,10 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
       silence_(std::chrono::milliseconds(config.postgres.receive_timeout_ms)),
       kafka_(config.kafka, bootstrap_servers),
       core_(config, metrics, kafka_, SystemClock::instance(), &ShutdownSignal::requested) {
+    core_.router().set_type_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid,
+                                                                         const config::TableName& table) {
+        return read_type_catalog(conninfo, relid, table);
+    });
     if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
         core_.router().set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
             return read_column_catalog(conninfo, relid, table);

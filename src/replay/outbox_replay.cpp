@@ -9,6 +9,7 @@
 
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/pipeline/column_catalog_reader.hpp"
+#include "outbox/pipeline/type_catalog_reader.hpp"
 #include "outbox/replay/replay_publisher.hpp"
 #include "outbox/replication/pg_connection.hpp"
 #include "outbox/router/outbox_router.hpp"
@@ -96,6 +97,9 @@ ReplayResult replay(const config::Config& config, const ReplayRange& range,
              "table.field.event.timestamp names a column); turn track_commit_timestamp on for both (restart required)");
 
     router::OutboxRouter router(config);
+    router.set_type_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
+        return pipeline::read_type_catalog(conninfo, relid, table);
+    });
     if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
         router.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
             return pipeline::read_column_catalog(conninfo, relid, table);

@@ -78,6 +78,7 @@ struct OutboxRouter::Impl {
     std::vector<OutboxTable> messages;  // one per watched prefix, re-bound for every message
     MessageRow message_row;
     ColumnCatalog catalog;  // set where JsonConverter writes schemas
+    TypeCatalog type_catalog;
     ConnectValueWriter values{config.format.modes};  // for the catalog's defaults
 };
 
@@ -89,12 +90,19 @@ std::shared_ptr<const BoundTable> OutboxRouter::bind(const pgoutput::Relation& r
     const auto& tables = impl_->config.postgres.tables;
     if (std::find(tables.begin(), tables.end(), name) == tables.end()) return nullptr;
     EventRouter& router = impl_->router_for(name);
-    OutboxTable table = bind_outbox_table(name, relation, router.settings());
+    const bool builtin_types = std::all_of(relation.columns.begin(), relation.columns.end(),
+                                           [](const auto& column) { return builtin_type(column.type_oid); });
+    const PgTypeResolver types = builtin_types || !impl_->type_catalog
+                                     ? PgTypeResolver()
+                                     : PgTypeResolver(impl_->type_catalog(relation.relid, name));
+    OutboxTable table = bind_outbox_table(name, relation, router.settings(), types);
     if (impl_->catalog) describe_columns(table, impl_->catalog(relation.relid, name), impl_->values);
     return std::make_shared<BoundOutboxTable>(std::move(table), router);
 }
 
 void OutboxRouter::set_catalog(ColumnCatalog catalog) { impl_->catalog = std::move(catalog); }
+
+void OutboxRouter::set_type_catalog(TypeCatalog catalog) { impl_->type_catalog = std::move(catalog); }
 
 OutboxRecord OutboxRouter::route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn) {
     const auto& bound = static_cast<const BoundOutboxTable&>(table);

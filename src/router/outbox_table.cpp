@@ -18,12 +18,14 @@ static_assert(std::size(kRequiredSlots) == std::size(config::kRequiredOutboxColu
 constexpr const char* kTimestampOption = config::kTimestampColumnOption;
 constexpr const char* kPlacementOption = "outbox.table.fields.additional.placement";
 
-std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn> columns, std::string_view wanted) {
+std::optional<BoundColumn> find_column(std::span<const pgoutput::RelationColumn> columns, std::string_view wanted,
+                                       const PgTypeResolver& types) {
     const auto found = std::find_if(columns.begin(), columns.end(),
                                     [&](const pgoutput::RelationColumn& c) { return c.name == wanted; });
     if (found == columns.end()) return std::nullopt;
-    return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), value_type(found->type_oid),
-                       found->type_modifier, found->type_oid};
+    ColumnType resolved = types.resolve(found->type_oid, found->type_modifier);
+    const ValueType kind = resolved.kind;
+    return BoundColumn{wanted, static_cast<std::size_t>(found - columns.begin()), kind, std::move(resolved)};
 }
 
 }  // namespace
@@ -46,17 +48,17 @@ OutboxTable OutboxTable::for_message_prefix(std::string_view prefix) {
 }
 
 std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgoutput::RelationColumn> columns,
-                                        const config::OutboxSettings& settings) {
+                                        const config::OutboxSettings& settings, const PgTypeResolver& types) {
     for (std::size_t i = 0; i < std::size(kRequiredSlots); ++i) {
         const auto& required = config::kRequiredOutboxColumns[i];
         const std::string& wanted = settings.*required.column;
-        const auto bound = find_column(columns, wanted);
+        const auto bound = find_column(columns, wanted, types);
         if (!bound) return BindProblem{BindProblem::Kind::missing, wanted, required.option, "is missing"};
         table.*kRequiredSlots[i] = *bound;
     }
     table.timestamp.reset();
     if (!settings.field_event_timestamp.empty()) {
-        table.timestamp = find_column(columns, settings.field_event_timestamp);
+        table.timestamp = find_column(columns, settings.field_event_timestamp, types);
         if (!table.timestamp)
             return BindProblem{BindProblem::Kind::missing, settings.field_event_timestamp, kTimestampOption,
                                "is missing"};
@@ -71,7 +73,7 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
     if (!settings.field_event_schema_version.empty()) {
         const std::string& name = settings.field_event_schema_version;
         constexpr const char* option = "outbox.table.field.event.schema.version";
-        table.schema_version = find_column(columns, name);
+        table.schema_version = find_column(columns, name, types);
         if (!table.schema_version) return BindProblem{BindProblem::Kind::missing, name, option, "is missing"};
         if (table.schema_version->type != ValueType::integer && table.schema_version->type != ValueType::untyped)
             return BindProblem{BindProblem::Kind::unusable_type, name, option,
@@ -79,10 +81,10 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
                                    ", not an integer, so it cannot be a schema version"};
     }
     // Optional: rows of a table without it carry no trace context.
-    table.tracing_context = find_column(columns, settings.tracing_span_context_field);
+    table.tracing_context = find_column(columns, settings.tracing_span_context_field, types);
     table.additional.clear();
     for (const auto& field : settings.additional_fields) {
-        auto bound = find_column(columns, field.column);
+        auto bound = find_column(columns, field.column, types);
         if (bound && field.placement == config::Placement::partition && bound->type != ValueType::integer &&
             bound->type != ValueType::untyped)
             return BindProblem{
@@ -94,7 +96,7 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
     table.custom_key = false;
     const auto key_column = [&](std::size_t i) {
         return OutboxTable::KeyColumn{std::string(columns[i].name), i,
-                                      {value_type(columns[i].type_oid), columns[i].type_modifier, columns[i].type_oid}};
+                                      types.resolve(columns[i].type_oid, columns[i].type_modifier)};
     };
     const std::string qualified = table.name.schema + "." + table.name.name;
     for (const auto& custom : settings.message_key_columns) {
@@ -114,9 +116,9 @@ std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgou
 }
 
 OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Relation& relation,
-                              const config::OutboxSettings& settings) {
+                              const config::OutboxSettings& settings, const PgTypeResolver& types) {
     OutboxTable table = OutboxTable::for_table(name);
-    if (const auto problem = bind_columns(table, relation.columns, settings)) {
+    if (const auto problem = bind_columns(table, relation.columns, settings, types)) {
         if (problem->kind == BindProblem::Kind::missing)
             throw DefiniteError("outbox table " + name.qualified() + " has no column \"" + problem->column + "\" (" +
                                 problem->option + "); the table was altered or the setting is wrong: " +

@@ -35,7 +35,8 @@ inline constexpr std::uint32_t kJsonb = 3802;
 
 // How a column's text output becomes Kafka bytes and JSON. Every type not listed (text,
 // varchar, uuid, ...) is `text`: its PostgreSQL text is used as is. `untyped` values are
-// always NULL, so they fit any use.
+// always NULL, so they fit any use. value_type() knows builtin scalar OIDs only: arrays and
+// domains are resolved by the type resolver (pg_type_resolver.hpp).
 enum class ValueType {
     text,
     boolean,
@@ -51,6 +52,7 @@ enum class ValueType {
     time,
     timetz,
     interval,
+    array,  // a PostgreSQL array; ColumnType::element says of what
     untyped
 };
 ValueType value_type(std::uint32_t type_oid);

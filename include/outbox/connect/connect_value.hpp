@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,12 +13,23 @@
 
 namespace outbox::connect {
 
-// A column's type as pgoutput's RELATION describes it: the kind the router converts, and the
-// type modifier (atttypmod) that carries a declared precision and scale.
+// A column's type as the router converts it: pgoutput's RELATION gives the type's OID and
+// modifier (atttypmod), which the type resolver (pg_type_resolver.hpp) turns into this. A domain is
+// its base type here (with the domain's modifier), as Debezium resolves it; an array names its
+// element type.
 struct ColumnType {
+    ColumnType(ValueType kind = ValueType::text, std::int32_t modifier = -1, std::uint32_t oid = 0)
+        : kind(kind), modifier(modifier), oid(oid) {}
+
     ValueType kind = ValueType::text;
-    std::int32_t modifier = -1;  // -1: none declared
-    std::uint32_t oid = 0;       // the type itself, where the schema tells more than `kind` (uuid, int2)
+    std::int32_t modifier = -1;  // -1: none declared; an array's applies to its elements
+    std::uint32_t oid = 0;       // the type itself (a domain's base type), where the schema tells more than `kind`
+    // A type defined outside pg_catalog's builtins (an extension's hstore, citext, ltree; an enum):
+    // its pg_type name and schema, as the catalog gives them. Empty for builtin types.
+    std::string name;
+    std::string schema;
+    // kind == ValueType::array: the element type (itself resolved: a domain element is its base type).
+    std::shared_ptr<const ColumnType> element;
 
     // p of time(p), timetz(p), timestamp(p) and timestamptz(p); 6 when none is declared.
     int fractional_digits() const;
@@ -63,6 +75,15 @@ public:
 private:
     struct Converted;
     Converted value_of(const ColumnType& type, std::string_view text, std::string& scratch) const;
+
+    // An array column (connect_array_value.cpp): Debezium's Connect array of the converted
+    // elements, as JsonConverter writes it ("[1,2,null]"), as Java's List.toString() ("[1, 2,
+    // null]": StringConverter and Struct text) or as Kafka's Values text (SimpleHeaderConverter).
+    enum class ArrayForm { json, java_list, header };
+    void append_array(std::string& out, const ColumnType& type, std::string_view text, ArrayForm form) const;
+    Value array_value(const ColumnType& type, std::string_view text) const;
+    // Values' text of one value inside a list or struct: strings and bytes quoted.
+    void append_embedded_header_text(std::string& out, const ColumnType& type, std::string_view text) const;
 
     config::ValueModes modes_;
     mutable std::string bytes_;  // decoded bytea, reused

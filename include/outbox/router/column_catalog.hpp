@@ -10,6 +10,7 @@
 
 #include "outbox/config/config.hpp"
 #include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/pg_type_resolver.hpp"
 #include "outbox/router/outbox_table.hpp"
 
 namespace outbox::router {
@@ -26,6 +27,13 @@ struct CatalogColumn {
 // set by the pipeline where JsonConverter writes schemas, and called on every RELATION (as
 // Debezium re-reads its metadata).
 using ColumnCatalog = std::function<std::vector<CatalogColumn>(std::uint32_t relid, const config::TableName&)>;
+
+// Reads the pg_type rows that explain a table's column types by the RELATION's relid: every
+// column type's row, and recursively the rows of the types they are built on (a domain's base
+// type, an array's element type). Set by the pipeline and replay; called on a RELATION with a
+// column of a type only the catalog explains (a domain, an extension's type, an enum), whatever
+// the converters, because the type decides each value.
+using TypeCatalog = std::function<std::vector<CatalogType>(std::uint32_t relid, const config::TableName&)>;
 
 // A default expression as Debezium's PostgresDefaultValueConverter gives it to the schema: a
 // literal ('abc'::text, 42, true) as the column's value; a function call (now(),

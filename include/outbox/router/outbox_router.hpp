@@ -80,6 +80,10 @@ public:
     // RELATION does not carry. Read on every bind.
     void set_catalog(ColumnCatalog catalog);
 
+    // How to read the types of a table with a column of a non-builtin type (a domain, an
+    // extension's type, an array of either). Without it, such a column is text.
+    void set_type_catalog(TypeCatalog catalog);
+
     // An INSERT into a bound outbox table. Throws InvalidRowError when it cannot be routed.
     OutboxRecord route_insert(const BoundTable& table, pgoutput::Tuple row, const TransactionContext& txn);
 

@@ -14,6 +14,7 @@
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/connect/column_value.hpp"
 #include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/pg_type_resolver.hpp"
 
 namespace outbox::router {
 
@@ -21,13 +22,12 @@ namespace outbox::router {
 struct BoundColumn {
     std::string_view name;  // the configured name (points into the settings)
     std::size_t index = 0;
-    ValueType type = ValueType::text;
-    std::int32_t type_modifier = -1;
-    std::uint32_t type_oid = 0;
+    ValueType type = ValueType::text;  // resolved.kind, which the binding rules check
+    ColumnType resolved;                // the type resolved (a domain as its base type)
     // From the catalog (Connect schemas only): NOT NULL, and the parsed default.
     bool optional = true;
     std::optional<Value> default_value = std::nullopt;
-    ColumnType column_type() const { return {type, type_modifier, type_oid}; }
+    const ColumnType& column_type() const { return resolved; }
 };
 
 // An outbox table as the server last described it (pgoutput RELATION), or one logical decoding
@@ -78,12 +78,13 @@ struct BindProblem {
 // storage. The required columns and the timestamp column must exist; a partition column must
 // be an integer and a timestamp column a timestamp, timestamptz or integer. Missing additional
 // columns are recorded, not refused: table.field.additional.missing decides per row.
+// Column types resolve through `types` (domains to their base type, arrays to their elements).
 std::optional<BindProblem> bind_columns(OutboxTable& table, std::span<const pgoutput::RelationColumn> columns,
-                                        const config::OutboxSettings& settings);
+                                        const config::OutboxSettings& settings, const PgTypeResolver& types = {});
 
 // bind_columns for a RELATION; a problem is a DefiniteError naming table and column, because
 // routing without the column would lose or misroute events.
 OutboxTable bind_outbox_table(const config::TableName& name, const pgoutput::Relation& relation,
-                              const config::OutboxSettings& settings);
+                              const config::OutboxSettings& settings, const PgTypeResolver& types = {});
 
 }  // namespace outbox::router
