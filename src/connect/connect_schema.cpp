@@ -40,6 +40,7 @@ SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
         case ValueType::timestamptz: return {Type::string, "io.debezium.time.ZonedTimestamp"};
         case ValueType::timetz: return {Type::string, "io.debezium.time.ZonedTime"};
         case ValueType::interval: return {Type::int64, "io.debezium.time.MicroDuration"};
+        case ValueType::array: return {Type::array};
         case ValueType::timestamp:
             if (connect) return {Type::int64, "org.apache.kafka.connect.data.Timestamp"};
             if (iso) return {Type::string, "io.debezium.time.IsoTimestamp"};
@@ -79,6 +80,9 @@ Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bo
     schema.optional = optional;
     if (shape.type == Type::structure)  // VariableScaleDecimal
         schema.fields = {{"scale", required(Type::int32)}, {"value", required(Type::bytes)}};
+    // An array's elements have their column type's schema, optional (SchemaBuilder.array of it).
+    if (shape.type == Type::array && type.element)
+        schema.items = std::make_shared<Schema>(column_schema(*type.element, modes, true, std::nullopt));
     if (shape.name) {
         schema.name = shape.name;
         schema.version = 1;

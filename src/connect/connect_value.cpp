@@ -274,6 +274,11 @@ void append_struct(std::string& out, int scale, std::string_view unscaled) {
 
 std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::string_view text,
                                                  std::string& scratch) const {
+    if (type.kind == ValueType::array) {
+        scratch.clear();
+        append_array(scratch, type, text, ArrayForm::java_list);
+        return scratch;
+    }
     std::string owned;
     const Converted v = value_of(type, text, owned);
     switch (v.kind) {
@@ -289,6 +294,11 @@ std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::st
 
 std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::string_view text,
                                                  std::string& scratch) const {
+    if (type.kind == ValueType::array) {
+        scratch.clear();
+        append_array(scratch, type, text, ArrayForm::header);
+        return scratch;
+    }
     std::string owned;
     const Converted v = value_of(type, text, owned);
     switch (v.kind) {
@@ -306,6 +316,7 @@ std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::st
 }
 
 void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, std::string_view text) const {
+    if (type.kind == ValueType::array) return append_array(out, type, text, ArrayForm::json);
     std::string owned;
     const Converted v = value_of(type, text, owned);
     switch (v.kind) {
@@ -324,6 +335,7 @@ void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, s
 }
 
 void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType& type, std::string_view text) const {
+    if (type.kind == ValueType::array) return append_array(out, type, text, ArrayForm::java_list);
     std::string owned;
     const Converted v = value_of(type, text, owned);
     switch (v.kind) {
@@ -343,6 +355,7 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
 }
 
 Value ConnectValueWriter::value(const ColumnType& type, std::string_view text) const {
+    if (type.kind == ValueType::array) return array_value(type, text);
     std::string owned;
     const Converted v = value_of(type, text, owned);
     const Schema::Type schema_type = column_schema_type(type, modes_);

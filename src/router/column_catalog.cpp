@@ -92,7 +92,7 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
         for (const auto& entry : catalog) {
             if (entry.name != column.name) continue;
             column.optional = !entry.not_null;
-            column.default_value = entry.default_expression
+            column.default_value = entry.default_expression && !entry.domain_or_array
                                        ? default_value(column.column_type(), *entry.default_expression, values)
                                        : std::nullopt;
             return;
@@ -106,7 +106,7 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
     // The key struct's field schemas carry their defaults too (a key column is never optional).
     for (auto& key : table.key_columns)
         for (const auto& entry : catalog)
-            if (entry.name == key.name && entry.default_expression)
+            if (entry.name == key.name && entry.default_expression && !entry.domain_or_array)
                 key.default_value = default_value(key.type, *entry.default_expression, values);
 }
 

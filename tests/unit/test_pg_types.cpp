@@ -2,6 +2,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "outbox/connect/column_value.hpp"
+#include "outbox/connect/connect_json.hpp"
+#include "outbox/connect/connect_schema.hpp"
+#include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/pg_array.hpp"
 #include "outbox/connect/pg_type_resolver.hpp"
 
 using namespace outbox::connect;
@@ -14,6 +18,45 @@ CatalogType domain(std::uint32_t oid, std::string name, std::uint32_t base, std:
 
 CatalogType array_type(std::uint32_t oid, std::string name, std::uint32_t element) {
     return {oid, std::move(name), "public", 'b', 'A', 0, -1, element};
+}
+
+using Kind = PgArrayElement::Kind;
+
+// The parsed top level as text: elements as themselves, NULL as null, sub-arrays in brackets.
+std::string shape(const std::vector<PgArrayElement>& elements) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        if (i > 0) out += '|';
+        if (elements[i].kind == Kind::null) out += "null";
+        else if (elements[i].kind == Kind::array) out += shape(elements[i].elements);
+        else out += "<" + elements[i].text + ">";
+    }
+    return out + "]";
+}
+
+std::string parsed(std::string_view text, char delimiter = ',') {
+    const auto elements = parse_pg_array(text, delimiter);
+    return elements ? shape(*elements) : "refused";
+}
+
+struct Written {
+    std::string json, java_list, header, schema, typed_json;
+};
+
+Written written(const ColumnType& type, std::string_view text, outbox::config::ValueModes modes = {}) {
+    const ConnectValueWriter writer(modes);
+    Written out;
+    writer.append_json(out.json, type, text);
+    std::string scratch;
+    out.java_list = std::string(writer.string_text(type, text, scratch));
+    std::string field;
+    writer.append_struct_field(field, type, text);
+    if (type.kind == ValueType::array) BOOST_TEST(field == out.java_list);  // List.toString() either way
+    out.header = std::string(writer.header_text(type, text, scratch));
+    append_connect_schema(out.schema, type, modes, true, std::nullopt);
+    append_value_json(out.typed_json, column_schema(type, modes, true, std::nullopt), writer.value(type, text));
+    BOOST_TEST(out.typed_json == out.json);
+    return out;
 }
 
 CatalogType extension_type(std::uint32_t oid, std::string name) { return {oid, std::move(name), "public", 'b', 'U', 0, -1, 0}; }
@@ -35,7 +78,7 @@ BOOST_AUTO_TEST_CASE(builtin_types_resolve_without_the_catalog) {
     BOOST_TEST((numerics.element->kind == ValueType::numeric));
     BOOST_TEST(numerics.element->numeric_scale() == 2);
     BOOST_TEST(numerics.element->numeric_precision() == 10);
-    for (const auto [array, element] : {std::pair{1000u, pg_oid::kBool}, {1001u, pg_oid::kBytea}, {1005u, pg_oid::kInt2},
+    for (const auto& [array, element] : {std::pair{1000u, pg_oid::kBool}, {1001u, pg_oid::kBytea}, {1005u, pg_oid::kInt2},
                                         {1007u, pg_oid::kInt4}, {1009u, pg_oid::kText}, {1016u, pg_oid::kInt8},
                                         {1021u, pg_oid::kFloat4}, {1022u, pg_oid::kFloat8}, {1115u, pg_oid::kTimestamp},
                                         {1182u, pg_oid::kDate}, {1183u, pg_oid::kTime}, {1185u, pg_oid::kTimestamptz},
@@ -94,4 +137,98 @@ BOOST_AUTO_TEST_CASE(extension_types_carry_their_name_and_schema) {
     BOOST_TEST((hstores.kind == ValueType::array));
     BOOST_TEST(hstores.element->name == "hstore");
     BOOST_TEST(types.resolve(16610, -1).schema == "app");
+}
+
+BOOST_AUTO_TEST_CASE(array_text_parses_as_array_out_writes_it) {
+    BOOST_TEST(parsed("{1,2,NULL,-3}") == "[<1>|<2>|null|<-3>]");
+    BOOST_TEST(parsed("{}") == "[]");
+    BOOST_TEST(parsed("{\"\"}") == "[<>]");  // one empty string
+    BOOST_TEST(parsed(R"({"a b","c\"d","e\\f",NULL,"NULL",null,nULl})") == R"([<a b>|<c"d>|<e\f>|null|<NULL>|null|null])");
+    BOOST_TEST(parsed(R"({\NULL,NULLx,xNULL})") == "[<NULL>|<NULLx>|<xNULL>]");
+    BOOST_TEST(parsed("{{1,2},{3,NULL}}") == "[[<1>|<2>]|[<3>|null]]");
+    BOOST_TEST(parsed("[0:1]={a,b}") == "[<a>|<b>]");
+    BOOST_TEST(parsed("[1:2][-1:0]={{1,2},{3,4}}") == "[[<1>|<2>]|[<3>|<4>]]");
+    BOOST_TEST(parsed("{  a b , c  }") == "[<a b>|<c>]");
+    BOOST_TEST(parsed(R"({a\ ,b})") == "[<a >|<b>]");  // an escaped space is kept
+    BOOST_TEST(parsed("{(1,2),(3,4);(5,6),(7,8)}", ';') == "[<(1,2),(3,4)>|<(5,6),(7,8)>]");
+    BOOST_TEST(parsed("{\"2024-01-02 03:04:05+00\"}") == "[<2024-01-02 03:04:05+00>]");
+    for (const char* refused : {"", "1,2", "{1,2", "{1,,2}", "{,}", "{1}x", "{{1},2}", "{{1,2},{3}}", "{\"a}",
+                                "{a\"b}", "[1:2]{1,2}", "[x]={1}", "{{}}", "{1,{2}}", "{a\\}", "{{{{{{{1}}}}}}}"})
+        BOOST_TEST(parsed(refused) == "refused", refused);
+}
+
+BOOST_AUTO_TEST_CASE(arrays_are_connect_arrays_of_their_converted_elements) {
+    const PgTypeResolver types;
+    const Written ints = written(types.resolve(1007, -1), "{1,2,NULL,-3}");
+    BOOST_TEST(ints.json == "[1,2,null,-3]");
+    BOOST_TEST(ints.java_list == "[1, 2, null, -3]");
+    BOOST_TEST(ints.header == "[1,2,null,-3]");
+    BOOST_TEST(ints.schema == R"({"type":"array","items":{"type":"int32","optional":true},"optional":true})");
+    const Written empty = written(types.resolve(1009, -1), "{}");
+    BOOST_TEST(empty.json == "[]");
+    BOOST_TEST(empty.java_list == "[]");
+    const Written texts = written(types.resolve(1009, -1), R"({"a b","c\"d",NULL})");
+    BOOST_TEST(texts.json == R"(["a b","c\"d",null])");
+    BOOST_TEST(texts.java_list == R"([a b, c"d, null])");
+    BOOST_TEST(texts.header == R"(["a b","c\"d",null])");
+    BOOST_TEST(texts.schema == R"({"type":"array","items":{"type":"string","optional":true},"optional":true})");
+    const Written booleans = written(types.resolve(1000, -1), "{t,f,NULL}");
+    BOOST_TEST(booleans.json == "[true,false,null]");
+    BOOST_TEST(booleans.java_list == "[true, false, null]");
+    const Written dates = written(types.resolve(1182, -1), "{1970-01-02,1969-12-31,NULL}");
+    BOOST_TEST(dates.json == "[1,-1,null]");
+    BOOST_TEST(dates.schema ==
+               R"({"type":"array","items":{"type":"int32","optional":true,"name":"io.debezium.time.Date","version":1},"optional":true})");
+    const Written uuids = written(types.resolve(2951, -1), "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}");
+    BOOST_TEST(uuids.json == R"(["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"])");
+    const Written doubles = written(types.resolve(1022, -1), "{1.5,-0,NaN,Infinity}");
+    BOOST_TEST(doubles.json == R"([1.5,-0.0,"NaN","Infinity"])");
+    BOOST_TEST(doubles.java_list == "[1.5, -0.0, NaN, Infinity]");
+    const std::int32_t numeric_10_2 = (10 << 16 | 2) + 4;
+    const Written decimals = written(types.resolve(1231, numeric_10_2), "{12.50,NULL}");
+    BOOST_TEST(decimals.json == R"(["BOI=",null])");
+    BOOST_TEST(decimals.java_list == "[12.50, null]");
+    BOOST_TEST(decimals.header == "[12.50,null]");
+    const Written bytes = written(types.resolve(1001, -1), R"({"\\x0102",NULL})");
+    BOOST_TEST(bytes.json == R"(["AQI=",null])");
+    BOOST_TEST(bytes.java_list == "[java.nio.HeapByteBuffer[pos=0 lim=2 cap=2], null]");
+    BOOST_TEST(bytes.header == R"(["AQI=",null])");
+    const Written jsons = written(types.resolve(3807, -1), R"({"{\"a\": 1}"})");
+    BOOST_TEST(jsons.json == R"(["{\"a\": 1}"])");
+    const Written micros = written(types.resolve(1115, -1), R"({"1970-01-01 00:00:01.000001"})");
+    BOOST_TEST(micros.json == "[1000001]");
+    const Written millis = written(types.resolve(1115, 3), R"({"1970-01-01 00:00:01.001"})");
+    BOOST_TEST(millis.json == "[1001]");
+}
+
+BOOST_AUTO_TEST_CASE(multi_dimensional_arrays_as_debeziums_element_converters_take_sub_arrays) {
+    const PgTypeResolver types;
+    // A number converter finds no number in a Java array: null.
+    BOOST_TEST(written(types.resolve(1007, -1), "{{1,2},{3,4}}").json == "[null,null]");
+    // A string converter writes the array object's identity, which the router cannot: the
+    // sub-array's text instead (a documented difference).
+    const Written texts = written(types.resolve(1009, -1), "{{a,b},{c,NULL}}");
+    BOOST_TEST(texts.json == R"(["{a,b}","{c,NULL}"])");
+    BOOST_TEST(texts.java_list == "[{a,b}, {c,NULL}]");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_array_text_is_a_value_error) {
+    const ConnectValueWriter writer({});
+    std::string out;
+    BOOST_CHECK_THROW(writer.append_json(out, PgTypeResolver().resolve(1007, -1), "{1,2"), ValueError);
+    BOOST_CHECK_THROW(writer.append_json(out, PgTypeResolver().resolve(1007, -1), "{1,{2}}"), ValueError);
+    BOOST_CHECK_THROW(writer.value(PgTypeResolver().resolve(1007, -1), "{x}"), ValueError);
+}
+
+BOOST_AUTO_TEST_CASE(domains_convert_as_their_base_type) {
+    const PgTypeResolver types({domain(16400, "positive", pg_oid::kInt4), domain(16402, "event_time", pg_oid::kTimestamp, 3),
+                                domain(16404, "int_list", 1007), array_type(16405, "_positive", 16400),
+                                domain(16406, "flag", pg_oid::kBool), domain(16407, "blob", pg_oid::kBytea)});
+    BOOST_TEST(written(types.resolve(16400, -1), "42").json == "42");
+    BOOST_TEST(written(types.resolve(16400, -1), "42").schema == R"({"type":"int32","optional":true})");
+    BOOST_TEST(written(types.resolve(16402, -1), "2024-01-02 03:04:05.123").json == "1704164645123");
+    BOOST_TEST(written(types.resolve(16404, -1), "{1,NULL}").json == "[1,null]");
+    BOOST_TEST(written(types.resolve(16405, -1), "{1,NULL}").java_list == "[1, null]");
+    BOOST_TEST(written(types.resolve(16406, -1), "t").json == "true");
+    BOOST_TEST(written(types.resolve(16407, -1), "\\x0102").json == R"("AQI=")");
 }

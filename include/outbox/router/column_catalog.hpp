@@ -21,6 +21,9 @@ struct CatalogColumn {
     std::string name;
     bool not_null = false;
     std::optional<std::string> default_expression;
+    // A domain or an array: Debezium looks a default's parser up by the column's type name, and
+    // has none for those (its schema then has no default).
+    bool domain_or_array = false;
 };
 
 // Reads a table's columns from the catalog by the RELATION's relid (the name is for messages);

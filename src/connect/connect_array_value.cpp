@@ -1,0 +1,101 @@
+// ConnectValueWriter for array columns: Debezium's PostgreSQL connector reads an array's text
+// with pgjdbc's PgArray and converts each element as a column of the element type, into a Connect
+// array (a java.util.List) whose schema is an array of the element's optional schema.
+#include "outbox/connect/connect_schema.hpp"
+#include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/pg_array.hpp"
+
+namespace outbox::connect {
+namespace {
+
+constexpr std::uint32_t kBoxOid = 603;  // box[] separates its elements with ';'
+
+const ColumnType& element_of(const ColumnType& type) {
+    if (!type.element) throw ValueError("the array's element type is unknown");
+    return *type.element;
+}
+
+std::vector<PgArrayElement> elements_of(const ColumnType& type, std::string_view text) {
+    auto parsed = parse_pg_array(text, element_of(type).oid == kBoxOid ? ';' : ',');
+    if (!parsed)
+        throw ValueError("\"" + std::string(text.substr(0, 64)) + "\" is not an array's text as PostgreSQL writes it");
+    return std::move(*parsed);
+}
+
+// A multi-dimensional array's top-level elements are its sub-arrays, which reach Debezium's
+// element converter as Java arrays: one that writes strings writes the array object's identity
+// ("[Ljava.lang.String;@1b2c3d", which no one can reproduce: the router writes the sub-array's
+// PostgreSQL text there), any other finds no value it reads and writes null.
+bool sub_arrays_as_text(const ColumnType& element, const config::ValueModes& modes) {
+    return column_schema_type(element, modes) == Schema::Type::string;
+}
+
+void append_header_quoted(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '"';
+}
+
+}  // namespace
+
+void ConnectValueWriter::append_embedded_header_text(std::string& out, const ColumnType& type,
+                                                     std::string_view text) const {
+    std::string as_json, scratch;
+    append_json(as_json, type, text);
+    const std::string_view header = header_text(type, text, scratch);
+    // Values quotes Strings and bytes only: a precise decimal is a BigDecimal, a Number.
+    const bool big_decimal = type.kind == ValueType::numeric && type.numeric_has_scale() &&
+                             modes_.decimal == config::DecimalHandlingMode::precise;
+    if (as_json.empty() || as_json[0] != '"' || big_decimal) out += header;
+    else append_header_quoted(out, header);
+}
+
+void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, std::string_view text,
+                                      ArrayForm form) const {
+    const ColumnType& element = element_of(type);
+    const auto elements = elements_of(type, text);
+    const bool sub_array_text = sub_arrays_as_text(element, modes_);
+    out += '[';
+    bool first = true;
+    for (const auto& item : elements) {
+        if (!std::exchange(first, false)) out += form == ArrayForm::java_list ? ", " : ",";
+        if (item.kind == PgArrayElement::Kind::null || (item.kind == PgArrayElement::Kind::array && !sub_array_text)) {
+            out += "null";
+            continue;
+        }
+        const bool sub_array = item.kind == PgArrayElement::Kind::array;
+        switch (form) {
+            case ArrayForm::json:
+                if (sub_array) append_json_string(out, item.source);
+                else append_json(out, element, item.text);
+                break;
+            case ArrayForm::java_list:
+                if (sub_array) out += item.source;
+                else append_struct_field(out, element, item.text);
+                break;
+            case ArrayForm::header:
+                if (sub_array) append_header_quoted(out, item.source);
+                else append_embedded_header_text(out, element, item.text);
+                break;
+        }
+    }
+    out += ']';
+}
+
+Value ConnectValueWriter::array_value(const ColumnType& type, std::string_view text) const {
+    const ColumnType& element = element_of(type);
+    const bool sub_array_text = sub_arrays_as_text(element, modes_);
+    std::vector<Value> items;
+    for (const auto& item : elements_of(type, text)) {
+        if (item.kind == PgArrayElement::Kind::text) items.push_back(value(element, item.text));
+        else if (item.kind == PgArrayElement::Kind::array && sub_array_text)
+            items.push_back(Value::of_string(std::string(item.source)));
+        else items.push_back(Value::null());
+    }
+    return Value::of_array(std::move(items));
+}
+
+}  // namespace outbox::connect
