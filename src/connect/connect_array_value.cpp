@@ -39,18 +39,35 @@ void append_header_quoted(std::string& out, std::string_view text) {
     out += '"';
 }
 
+bool numeric_special(const std::vector<PgArrayElement>& elements) {
+    for (const auto& element : elements) {
+        if (element.kind == PgArrayElement::Kind::array && numeric_special(element.elements)) return true;
+        if (element.kind == PgArrayElement::Kind::text &&
+            (element.text == "NaN" || element.text == "Infinity" || element.text == "-Infinity"))
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
+
+bool debezium_reads_array(const ColumnType& type, std::string_view text) {
+    if (type.kind != ValueType::array || !type.element || type.element->kind != ValueType::numeric) return true;
+    const auto elements = parse_pg_array(text);
+    return !elements || !numeric_special(*elements);
+}
 
 void ConnectValueWriter::append_embedded_header_text(std::string& out, const ColumnType& type,
                                                      std::string_view text) const {
-    std::string as_json, scratch;
-    append_json(as_json, type, text);
+    std::string scratch;
     const std::string_view header = header_text(type, text, scratch);
-    // Values quotes Strings and bytes only: a precise decimal is a BigDecimal, a Number.
+    // Values quotes Strings and bytes only: a precise decimal is a BigDecimal, a Number (its
+    // Connect value is the unscaled bytes), and a double's NaN is bare too.
+    const Value::Kind kind = value(type, text).kind;
     const bool big_decimal = type.kind == ValueType::numeric && type.numeric_has_scale() &&
                              modes_.decimal == config::DecimalHandlingMode::precise;
-    if (as_json.empty() || as_json[0] != '"' || big_decimal) out += header;
-    else append_header_quoted(out, header);
+    if (kind == Value::Kind::string || (kind == Value::Kind::bytes && !big_decimal)) append_header_quoted(out, header);
+    else out += header;
 }
 
 void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, std::string_view text,

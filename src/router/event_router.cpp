@@ -85,7 +85,12 @@ struct EventRouter::Row {
                                 " columns but RELATION described more");
         const auto& value = values[column.index];
         if (value.kind == pgoutput::ValueKind::null) return std::nullopt;
-        if (value.kind == pgoutput::ValueKind::text) return value.data;
+        if (value.kind == pgoutput::ValueKind::text) {
+            // An array Debezium cannot read is null there.
+            if (column.type == ValueType::array && !debezium_reads_array(column.column_type(), value.data))
+                return std::nullopt;
+            return value.data;
+        }
         if (value.kind == pgoutput::ValueKind::unchanged_toast) return unavailable(column);
         throw ProtocolError(where() + ", column \"" + std::string(column.name) + "\": unexpected value kind '" +
                             std::string(1, static_cast<char>(value.kind)) + "' in an INSERT");

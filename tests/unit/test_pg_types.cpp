@@ -184,6 +184,7 @@ BOOST_AUTO_TEST_CASE(arrays_are_connect_arrays_of_their_converted_elements) {
     const Written doubles = written(types.resolve(1022, -1), "{1.5,-0,NaN,Infinity}");
     BOOST_TEST(doubles.json == R"([1.5,-0.0,"NaN","Infinity"])");
     BOOST_TEST(doubles.java_list == "[1.5, -0.0, NaN, Infinity]");
+    BOOST_TEST(doubles.header == "[1.5,-0.0,NaN,Infinity]");  // Values writes a Double bare
     const std::int32_t numeric_10_2 = (10 << 16 | 2) + 4;
     const Written decimals = written(types.resolve(1231, numeric_10_2), "{12.50,NULL}");
     BOOST_TEST(decimals.json == R"(["BOI=",null])");
@@ -231,4 +232,13 @@ BOOST_AUTO_TEST_CASE(domains_convert_as_their_base_type) {
     BOOST_TEST(written(types.resolve(16405, -1), "{1,NULL}").java_list == "[1, null]");
     BOOST_TEST(written(types.resolve(16406, -1), "t").json == "true");
     BOOST_TEST(written(types.resolve(16407, -1), "\\x0102").json == R"("AQI=")");
+}
+
+BOOST_AUTO_TEST_CASE(a_numeric_array_holding_nan_or_an_infinity_is_one_debezium_cannot_read) {
+    const PgTypeResolver types;
+    BOOST_TEST(!debezium_reads_array(types.resolve(1231, -1), "{1,NaN}"));
+    BOOST_TEST(!debezium_reads_array(types.resolve(1231, -1), "{{1},{-Infinity}}"));
+    BOOST_TEST(debezium_reads_array(types.resolve(1231, -1), "{1,NULL,\"NaN x\"}"));
+    BOOST_TEST(debezium_reads_array(types.resolve(1022, -1), "{1,NaN}"));  // pgjdbc reads a double's NaN
+    BOOST_TEST(debezium_reads_array(types.resolve(pg_oid::kNumeric, -1), "NaN"));
 }

@@ -46,6 +46,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Whether Debezium's connector reads an array value at all: pgjdbc cannot make a BigDecimal of a
+// numeric element NaN or an infinity, and the connector then has null for the whole array.
+bool debezium_reads_array(const ColumnType& type, std::string_view text);
+
 // A column's value as Debezium's PostgreSQL connector makes it a Kafka Connect value (its
 // time.precision.mode, decimal.handling.mode and binary.handling.mode), written the way each
 // Kafka Connect converter writes that value. Text, uuid, json, integer and boolean columns pass
