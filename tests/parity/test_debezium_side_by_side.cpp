@@ -73,6 +73,7 @@ struct Case {
     // Timestamps checked record by record (ours, theirs, the first transaction's start), instead
     // of timestamp_column's equality or the commit-time rule.
     std::function<void(const ConsumedRecord&, const ConsumedRecord&, std::int64_t)> timestamps = {};
+    std::string setup = {};  // SQL run in the case's schema before its table is created (domains)
 };
 
 // JsonConverter (schemas.enable=false) writes a string as a JSON string literal.
@@ -167,8 +168,11 @@ Case types_case(const std::string& name, Connector connector) {
             {{"sbs." + name, 3}}};
 }
 
+#include "side_by_side_array_domain_cases.hpp"
+
 const std::vector<Case>& cases() {
-    static const std::vector<Case> all = {
+    static const std::vector<Case> all = [] {
+    std::vector<Case> list = {
         {"defaults", "id uuid PRIMARY KEY, aggregatetype text, aggregateid text, type text, payload jsonb", {},
          Connector::string,
          {"INSERT INTO defaults.outbox VALUES "
@@ -651,6 +655,9 @@ const std::vector<Case>& cases() {
           "'u1', 'UserCreated', '{\"name\": \"Zoë\", \"tags\": [\"a\", \"b\"], \"n\": {\"x\": 9000000000}}')"},
          {{"sbs.cloud_events_schemas_payload", 1}}},
     };
+    for (auto& c : array_domain_cases()) list.push_back(std::move(c));
+    return list;
+    }();
     return all;
 }
 
@@ -813,7 +820,7 @@ struct SideBySide {
 
     SideBySide() {
         for (const auto& c : cases())
-            sql.exec("CREATE SCHEMA " + c.name + "; CREATE TABLE " + c.name + ".outbox (" + c.columns + ")");
+            sql.exec("CREATE SCHEMA " + c.name + "; " + c.setup + "CREATE TABLE " + c.name + ".outbox (" + c.columns + ")");
         debezium = std::make_unique<DebeziumConnect>(DebeziumConnectSpec{
             work_dir() + "/debezium",
             {{"bootstrap.servers", kafka_servers()},
