@@ -73,20 +73,23 @@ struct Run {
             cases.push_back(generate_case(s, connectors[static_cast<std::size_t>(k)], rows));
             connector_of.push_back(k);
         }
-        for (const auto& c : cases) sql.exec("CREATE SCHEMA " + c.schema + "; CREATE TABLE " + c.schema + ".outbox (" + c.columns + ")");
+        for (const auto& c : cases)
+            sql.exec("CREATE SCHEMA " + c.schema + "; " + c.setup + "CREATE TABLE " + c.schema + ".outbox (" + c.columns + ")");
 
         std::vector<std::map<std::string, std::string>> connector_files;
         for (int k = 0; k < n_connectors; ++k) {
             const auto& connector = connectors[static_cast<std::size_t>(k)];
             auto p = postgres_connector(connector.name, db, connector.name);
             for (const auto& [key, value] : connector.connect_properties()) p[key] = value;
-            std::string tables, transforms;
+            std::string tables, transforms, key_columns;
             std::string outbox = "outbox:\n  table.overrides:\n";
             for (std::size_t i = 0; i < cases.size(); ++i) {
                 if (connector_of[i] != k) continue;
                 const auto& c = cases[i];
                 const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ",") + item; };
                 add(tables, c.schema + "\\.outbox");
+                if (!c.key_columns.empty())
+                    key_columns += (key_columns.empty() ? "" : ";") + c.schema + ".outbox:" + c.key_columns;
                 add(transforms, c.schema);
                 p["transforms." + c.schema + ".type"] = "io.debezium.transforms.outbox.EventRouter";
                 p["transforms." + c.schema + ".predicate"] = c.schema;
@@ -100,6 +103,10 @@ struct Run {
             }
             if (tables.empty()) continue;
             p["table.include.list"] = tables;
+            if (!key_columns.empty()) {
+                p["message.key.columns"] = key_columns;
+                outbox.insert(std::string("outbox:\n").size(), "  message.key.columns: " + Json(key_columns).dump() + "\n");
+            }
             p["predicates"] = transforms;
             p["transforms"] = transforms + ",prefix";
             p["transforms.prefix.type"] = "org.apache.kafka.connect.transforms.RegexRouter";

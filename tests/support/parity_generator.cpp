@@ -242,6 +242,80 @@ const std::vector<ColumnType>& column_types() {
     return types;
 }
 
+// Element types of the arrays drawn (Debezium maps each: PostgresValueConverter's *_ARRAY cases).
+bool array_element(const ColumnType& type) { return type.sql != "interval" && type.sql != "timetz"; }
+
+// Whether Debezium's element converter reads a number or boolean from the element (so a
+// two-dimensional array's sub-arrays are nulls, which the router writes too); the string types'
+// converters write a Java array's identity there, which no one reproduces.
+bool numeric_element(const std::string& sql) {
+    for (const char* type : {"smallint", "integer", "bigint", "boolean", "real", "double precision"})
+        if (sql == type) return true;
+    return false;
+}
+
+// An array literal of `element`'s values: NULL elements, empty arrays, and for number elements
+// two-dimensional arrays; `cast` is the array type's SQL.
+std::string random_array(Rng& rng, const ColumnType& element, const FuzzConnector& connector, const std::string& cast) {
+    if (chance(rng, 0.15)) return "'{}'::" + cast;
+    // Not an infinity or a BC date or timestamp: Debezium reads array elements through pgjdbc's
+    // java.sql types, which turn them into other instants (documented).
+    const auto item = [&] {
+        for (int attempt = 0; attempt < 20 && !chance(rng, 0.2); ++attempt) {
+            std::string literal = element.literal(rng, connector);
+            if (literal.find("infinity") == std::string::npos && literal.find("BC") == std::string::npos) return literal;
+        }
+        return std::string("NULL");
+    };
+    std::string out = "ARRAY[";
+    if (numeric_element(element.sql) && chance(rng, 0.15)) {
+        const int inner = uniform(rng, 1, 2);
+        for (int row = 0; row < 2; ++row) {
+            out += std::string(row ? ", " : "") + "[";
+            for (int i = 0; i < inner; ++i) out += std::string(i ? ", " : "") + item();
+            out += "]";
+        }
+    } else {
+        const int n = uniform(rng, 1, 4);
+        for (int i = 0; i < n; ++i) out += std::string(i ? ", " : "") + item();
+    }
+    return out + "]::" + cast;
+}
+
+// A column of an array or domain type: its SQL type, the domain it needs created (if any) and
+// its values.
+struct DerivedColumn {
+    std::string sql;
+    std::string setup;
+    std::function<std::string(Rng&, const FuzzConnector&)> literal;
+    const ColumnType* base;  // the scalar type beneath
+    bool array = false;
+};
+
+DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::string& column) {
+    std::vector<const ColumnType*> elements;
+    for (const auto& type : column_types())
+        if (array_element(type)) elements.push_back(&type);
+    const ColumnType* base = elements[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(elements.size()) - 1))];
+    const std::string domain = schema + ".d_" + column;
+    // Not an array of a domain: Debezium has no converter for one, leaves the column out of its
+    // records and fails the record that places it (documented).
+    switch (uniform(rng, 0, 2)) {
+        case 0: {  // an array
+            const std::string cast = base->sql + "[]";
+            return {cast, "", [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
+        }
+        case 1:  // a domain over the type
+            return {domain, "CREATE DOMAIN " + domain + " AS " + base->sql + "; ",
+                    [base](Rng& r, const FuzzConnector& c) { return base->literal(r, c); }, base};
+        default: {  // a domain over an array of it
+            const std::string cast = base->sql + "[]";
+            return {domain, "CREATE DOMAIN " + domain + " AS " + cast + "; ",
+                    [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
+        }
+    }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> FuzzConnector::connect_properties() const {
@@ -298,8 +372,9 @@ bool FuzzCase::keeps_nulls() const {
 }
 
 std::string FuzzCase::describe() const {
-    std::string text = "seed " + std::to_string(seed) + " (" + columns + ")";
+    std::string text = "seed " + std::to_string(seed) + " (" + setup + columns + ")";
     for (const auto& [option, value] : options) text += " " + option + "=" + value;
+    if (!key_columns.empty()) text += " message.key.columns=" + key_columns;
     return text;
 }
 
@@ -364,6 +439,16 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
                  ", aggregatetype text NOT NULL, aggregateid text NOT NULL, payload " + (jsonb_payload ? "jsonb" : "text");
     for (const auto& e : extras) fc.columns += ", " + e.name + " " + e.type->sql + (e.not_null ? " NOT NULL" : "");
     if (shard) fc.columns += ", shard integer";
+    // Arrays and domains, drawn apart so that the other draws stay as they were.
+    Rng derived_rng(static_cast<std::uint64_t>(seed) * 9973 + 7);
+    std::vector<std::pair<std::string, DerivedColumn>> derived;
+    const int n_derived = uniform(derived_rng, 0, 3);
+    for (int i = 0; i < n_derived; ++i) {
+        const std::string name = "v" + std::to_string(i);
+        derived.emplace_back(name, random_derived(derived_rng, fc.schema, name));
+        fc.setup += derived.back().second.setup;
+        fc.columns += ", " + name + " " + derived.back().second.sql;
+    }
     if (second_key) fc.columns += ", kc " + second_key->sql + " NOT NULL, PRIMARY KEY (id, kc)";
 
     fc.options.push_back({"route.topic.replacement", fc.topic});
@@ -377,12 +462,24 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         if (where == 1 || where == 3) place(e.name + ":header" + (chance(rng, 0.3) ? ":h_" + e.name : ""));
         if ((where == 2 || where == 3) && !identity_text) place(e.name + ":envelope" + (chance(rng, 0.3) ? ":e_" + e.name : ""));
     }
+    for (const auto& [name, column] : derived) {
+        // Struct text of a decimal without scale or of bytes is a Java object's identity (as above).
+        const bool identity_text = string_values && (column.base->sql == "bytea" || column.base->sql == "numeric");
+        const int where = uniform(derived_rng, 0, 3);
+        if (where == 1 || where == 3) place(name + ":header");
+        if ((where == 2 || where == 3) && !identity_text) place(name + ":envelope");
+    }
     if (shard) place("shard:partition");
     const bool missing = chance(rng, 0.1);
     if (missing) place("nosuchcolumn:header");
     if (!placements.empty()) fc.options.push_back({"table.fields.additional.placement", placements});
     if (missing) fc.options.push_back({"table.field.additional.missing", "ignore"});
     if (!key_candidates.empty() && chance(rng, 0.4)) fc.options.push_back({"table.field.event.key", pick(rng, key_candidates)});
+    // An array or domain as the key (a number element's or a key type's).
+    for (const auto& [name, column] : derived)
+        if ((column.base->key || numeric_element(column.base->sql)) && column.base->sql != "numeric" && chance(derived_rng, 0.3) &&
+            std::none_of(fc.options.begin(), fc.options.end(), [](const auto& o) { return o.first == "table.field.event.key"; }))
+            fc.options.push_back({"table.field.event.key", name});
     if (expand) {
         fc.options.push_back({"table.expand.json.payload", "true"});
         if (chance(rng, 0.3)) fc.options.push_back({"table.json.payload.null.behavior", "optional_bytes"});
@@ -417,6 +514,7 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
         for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
+        for (const auto& [name, column] : derived) values += ", " + (chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
         if (second_key) values += ", " + second_key->literal(key_rng, connector);
         statement += (statement.empty() ? "INSERT INTO " + fc.schema + ".outbox VALUES " : ", ") + std::string("(") + values + ")";
         ++fc.records;
@@ -427,6 +525,16 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     }
     if (toasted)
         fc.statements.insert(fc.statements.begin(), "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL");
+    // message.key.columns (drawn apart, as above): the record key of the table, which a
+    // primary-key UPDATE's __debezium.oldkey carries; an UPDATE of only those columns sends no
+    // old key, so both drop it as an update.
+    Rng keycols_rng(static_cast<std::uint64_t>(seed) * 5003 + 13);
+    if (chance(keycols_rng, 0.3)) {
+        fc.key_columns = pick(keycols_rng, std::vector<std::string>{"aggregateid", "id,aggregateid", "aggregateid,id"});
+        if (pk_updates && chance(keycols_rng, 0.5))  // a table without a key takes no UPDATE
+            fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET aggregateid = aggregateid || 'u' WHERE id = " +
+                                    quoted(ids.back()));
+    }
     if (pk_updates) {
         // Move one row to a new key: Debezium's delete is dropped, its create routed.
         std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);

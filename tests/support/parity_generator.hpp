@@ -30,11 +30,13 @@ struct FuzzConnector {
 struct FuzzCase {
     int seed = 0;
     std::string schema;  // fz<seed>
+    std::string setup;    // SQL run after CREATE SCHEMA, before CREATE TABLE (its domains)
     std::string columns;  // CREATE TABLE's column list
     std::vector<std::pair<std::string, std::string>> options;  // EventRouter options (topic fz.<seed>)
     std::vector<std::string> statements;  // each its own transaction
     std::size_t records = 0;  // records the router writes: one per inserted row (or key change)
     std::string topic;  // fz.<seed>
+    std::string key_columns;  // message.key.columns for the table ("aggregateid", "id,aggregateid"), or none
     bool expands() const;     // table.expand.json.payload
     bool has_envelope() const;  // an envelope placement
     bool keeps_nulls() const;   // table.json.payload.null.behavior optional_bytes
@@ -44,7 +46,9 @@ struct FuzzCase {
 FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
 // `rows` INSERTs (and maybe a primary-key UPDATE, of a text, uuid, bigint or composite key, of a
 // row whose payload is stored out of line and left unchanged) into a table whose columns, options
-// and values fit `connector` (values Debezium cannot represent in its modes are left out).
+// and values fit `connector` (values Debezium cannot represent in its modes are left out). Besides
+// scalar columns, arrays of them (NULL elements, empty, two-dimensional), domains over them and
+// over arrays, as headers, envelope fields and keys.
 FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows);
 
 }  // namespace outbox::test
