@@ -30,6 +30,14 @@ bool sub_arrays_as_text(const ColumnType& element, const config::ValueModes& mod
     return column_schema_type(element, modes) == Schema::Type::string;
 }
 
+// The element as Debezium's converter gets it from pgjdbc: a time element is a java.sql.Time,
+// which holds milliseconds (the microseconds are cut off).
+std::string element_text(const ColumnType& element, const std::string& text) {
+    if (element.kind != ValueType::time) return text;
+    const auto point = text.find('.');
+    return point == std::string::npos || text.size() <= point + 4 ? text : text.substr(0, point + 4);
+}
+
 void append_header_quoted(std::string& out, std::string_view text) {
     out += '"';
     for (const char c : text) {
@@ -84,18 +92,19 @@ void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, 
             continue;
         }
         const bool sub_array = item.kind == PgArrayElement::Kind::array;
+        const std::string text_of_item = sub_array ? std::string() : element_text(element, item.text);
         switch (form) {
             case ArrayForm::json:
                 if (sub_array) append_json_string(out, item.source);
-                else append_json(out, element, item.text);
+                else append_json(out, element, text_of_item);
                 break;
             case ArrayForm::java_list:
                 if (sub_array) out += item.source;
-                else append_struct_field(out, element, item.text);
+                else append_struct_field(out, element, text_of_item);
                 break;
             case ArrayForm::header:
                 if (sub_array) append_header_quoted(out, item.source);
-                else append_embedded_header_text(out, element, item.text);
+                else append_embedded_header_text(out, element, text_of_item);
                 break;
         }
     }
@@ -107,7 +116,7 @@ Value ConnectValueWriter::array_value(const ColumnType& type, std::string_view t
     const bool sub_array_text = sub_arrays_as_text(element, modes_);
     std::vector<Value> items;
     for (const auto& item : elements_of(type, text)) {
-        if (item.kind == PgArrayElement::Kind::text) items.push_back(value(element, item.text));
+        if (item.kind == PgArrayElement::Kind::text) items.push_back(value(element, element_text(element, item.text)));
         else if (item.kind == PgArrayElement::Kind::array && sub_array_text)
             items.push_back(Value::of_string(std::string(item.source)));
         else items.push_back(Value::null());

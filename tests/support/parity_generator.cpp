@@ -258,12 +258,14 @@ bool numeric_element(const std::string& sql) {
 // two-dimensional arrays; `cast` is the array type's SQL.
 std::string random_array(Rng& rng, const ColumnType& element, const FuzzConnector& connector, const std::string& cast) {
     if (chance(rng, 0.15)) return "'{}'::" + cast;
-    // Not an infinity or a BC date or timestamp: Debezium reads array elements through pgjdbc's
-    // java.sql types, which turn them into other instants (documented).
+    // Not an infinity or a date or timestamp before 1583: Debezium reads array elements through
+    // pgjdbc's java.sql types, which turn them into other instants (documented).
     const auto item = [&] {
         for (int attempt = 0; attempt < 20 && !chance(rng, 0.2); ++attempt) {
             std::string literal = element.literal(rng, connector);
-            if (literal.find("infinity") == std::string::npos && literal.find("BC") == std::string::npos) return literal;
+            if (literal.find("infinity") == std::string::npos && literal.find("BC") == std::string::npos &&
+                literal.find("0001-") == std::string::npos)
+                return literal;
         }
         return std::string("NULL");
     };
@@ -434,9 +436,17 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     // unchanged, so pgoutput does not send it and both write unavailable.value.placeholder.
     Rng toast_rng(static_cast<std::uint64_t>(seed) * 6151 + 5);
     const bool toasted = pk_updates && chance(toast_rng, 0.5);
+    // message.key.columns (drawn apart, as above): the record key of the table, which a
+    // primary-key UPDATE's __debezium.oldkey carries; an UPDATE of only those columns sends no
+    // old key, so both drop it as an update. A NOT NULL key column outside the primary key is
+    // null in the old key, where Debezium writes its type's fallback (documented): the column
+    // is nullable then.
+    Rng keycols_rng(static_cast<std::uint64_t>(seed) * 5003 + 13);
+    if (chance(keycols_rng, 0.3))
+        fc.key_columns = pick(keycols_rng, std::vector<std::string>{"aggregateid", "id,aggregateid", "aggregateid,id"});
     fc.columns = std::string("id ") + (uuid_id ? "uuid" : bigint_id ? "bigint" : "text") +
-                 (pk_updates && !second_key ? " PRIMARY KEY" : " NOT NULL") +
-                 ", aggregatetype text NOT NULL, aggregateid text NOT NULL, payload " + (jsonb_payload ? "jsonb" : "text");
+                 (pk_updates && !second_key ? " PRIMARY KEY" : " NOT NULL") + ", aggregatetype text NOT NULL, aggregateid text" +
+                 (fc.key_columns.empty() ? " NOT NULL" : "") + ", payload " + (jsonb_payload ? "jsonb" : "text");
     for (const auto& e : extras) fc.columns += ", " + e.name + " " + e.type->sql + (e.not_null ? " NOT NULL" : "");
     if (shard) fc.columns += ", shard integer";
     // Arrays and domains, drawn apart so that the other draws stay as they were.
@@ -477,7 +487,7 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     if (!key_candidates.empty() && chance(rng, 0.4)) fc.options.push_back({"table.field.event.key", pick(rng, key_candidates)});
     // An array or domain as the key (a number element's or a key type's).
     for (const auto& [name, column] : derived)
-        if ((column.base->key || numeric_element(column.base->sql)) && column.base->sql != "numeric" && chance(derived_rng, 0.3) &&
+        if (column.base->key && chance(derived_rng, 0.3) &&
             std::none_of(fc.options.begin(), fc.options.end(), [](const auto& o) { return o.first == "table.field.event.key"; }))
             fc.options.push_back({"table.field.event.key", name});
     if (expand) {
@@ -525,16 +535,10 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     }
     if (toasted)
         fc.statements.insert(fc.statements.begin(), "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL");
-    // message.key.columns (drawn apart, as above): the record key of the table, which a
-    // primary-key UPDATE's __debezium.oldkey carries; an UPDATE of only those columns sends no
-    // old key, so both drop it as an update.
-    Rng keycols_rng(static_cast<std::uint64_t>(seed) * 5003 + 13);
-    if (chance(keycols_rng, 0.3)) {
-        fc.key_columns = pick(keycols_rng, std::vector<std::string>{"aggregateid", "id,aggregateid", "aggregateid,id"});
-        if (pk_updates && chance(keycols_rng, 0.5))  // a table without a key takes no UPDATE
-            fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET aggregateid = aggregateid || 'u' WHERE id = " +
-                                    quoted(ids.back()));
-    }
+    // An UPDATE of the message.key.columns only (a table without a primary key takes none).
+    if (!fc.key_columns.empty() && pk_updates && chance(keycols_rng, 0.5))
+        fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET aggregateid = aggregateid || 'u' WHERE id = " +
+                                quoted(ids.back()));
     if (pk_updates) {
         // Move one row to a new key: Debezium's delete is dropped, its create routed.
         std::string new_id = uuid_id ? random_uuid(rng) : "moved" + std::to_string(seed);

@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE pg_types
 #include <boost/test/unit_test.hpp>
 
+#include "outbox/avro/avro_encoder.hpp"
+#include "outbox/avro/avro_schema.hpp"
 #include "outbox/connect/column_value.hpp"
 #include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
@@ -200,6 +202,11 @@ BOOST_AUTO_TEST_CASE(arrays_are_connect_arrays_of_their_converted_elements) {
     BOOST_TEST(micros.json == "[1000001]");
     const Written millis = written(types.resolve(1115, 3), R"({"1970-01-01 00:00:01.001"})");
     BOOST_TEST(millis.json == "[1001]");
+    // A time element reaches Debezium as a java.sql.Time: milliseconds, the rest cut off.
+    const Written times = written(types.resolve(1183, -1), "{00:00:01.001999,00:00:02}");
+    BOOST_TEST(times.json == "[1001000,2000000]");
+    BOOST_TEST(times.schema ==
+               R"({"type":"array","items":{"type":"int64","optional":true,"name":"io.debezium.time.MicroTime","version":1},"optional":true})");
 }
 
 BOOST_AUTO_TEST_CASE(multi_dimensional_arrays_as_debeziums_element_converters_take_sub_arrays) {
@@ -241,4 +248,21 @@ BOOST_AUTO_TEST_CASE(a_numeric_array_holding_nan_or_an_infinity_is_one_debezium_
     BOOST_TEST(debezium_reads_array(types.resolve(1231, -1), "{1,NULL,\"NaN x\"}"));
     BOOST_TEST(debezium_reads_array(types.resolve(1022, -1), "{1,NaN}"));  // pgjdbc reads a double's NaN
     BOOST_TEST(debezium_reads_array(types.resolve(pg_oid::kNumeric, -1), "NaN"));
+}
+
+// AvroData maps a Connect array to an Avro array of its (optional) items.
+BOOST_AUTO_TEST_CASE(an_array_column_is_an_avro_array) {
+    const ColumnType ints = PgTypeResolver().resolve(1007, -1);
+    const outbox::config::ValueModes modes;
+    const Schema schema = column_schema(ints, modes, true, std::nullopt);
+    BOOST_TEST(outbox::avro::avro_schema_json(schema, {false}) == R"(["null",{"type":"array","items":["null","int"]}])");
+    std::string bytes;
+    outbox::avro::append_avro_binary(bytes, schema, ConnectValueWriter(modes).value(ints, "{1,NULL,-3}"));
+    std::string hex;
+    for (const char c : bytes) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        hex += {kHex[static_cast<unsigned char>(c) >> 4], kHex[c & 15]};
+    }
+    // Branch 1; a block of 3 items (zig-zag 6): branch 1 and 1, null, branch 1 and -3; the end.
+    BOOST_TEST(hex == "0206020200020500");
 }
