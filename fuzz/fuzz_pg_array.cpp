@@ -19,15 +19,15 @@ namespace {
 using namespace outbox::connect;
 
 // The elements as array_out writes them: every element quoted.
-void append_canonical(std::string& out, const std::vector<PgArrayElement>& elements) {
+void append_canonical(std::string& out, const std::vector<PgArrayElement>& elements, char delimiter) {
     out += '{';
     for (std::size_t i = 0; i < elements.size(); ++i) {
-        if (i > 0) out += ',';
+        if (i > 0) out += delimiter;
         const auto& element = elements[i];
         if (element.kind == PgArrayElement::Kind::null) {
             out += "NULL";
         } else if (element.kind == PgArrayElement::Kind::array) {
-            append_canonical(out, element.elements);
+            append_canonical(out, element.elements, delimiter);
         } else {
             out += '"';
             for (const char c : element.text) {
@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto parsed = parse_pg_array(text, delimiter);
         if (!parsed) continue;
         std::string canonical;
-        append_canonical(canonical, *parsed);
+        append_canonical(canonical, *parsed, delimiter);
         const auto again = parse_pg_array(canonical, delimiter);
         if (!again || !same(*parsed, *again)) __builtin_trap();
     }

@@ -14,7 +14,7 @@ struct PgArrayElement {
     Kind kind = Kind::null;
     std::string text;                       // Kind::text
     std::vector<PgArrayElement> elements;   // Kind::array
-    std::string_view source;                // Kind::array: the sub-array's text, braces included
+    std::string_view source;                // Kind::array: the sub-array's text, braces included (a view of the parsed text)
 };
 
 // An array's text output (array_out): an optional dimension decoration ("[0:1]={...}", written when
