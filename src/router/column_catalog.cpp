@@ -103,11 +103,14 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
         if (*optional) describe(**optional);
     for (auto& additional : table.additional)
         if (additional) describe(*additional);
-    // The key struct's field schemas carry their defaults too (a key column is never optional).
+    // The key struct's field schemas carry their optionality and defaults too.
     for (auto& key : table.key_columns)
-        for (const auto& entry : catalog)
-            if (entry.name == key.name && entry.default_expression && !entry.domain_or_array)
+        for (const auto& entry : catalog) {
+            if (entry.name != key.name) continue;
+            key.optional = !entry.not_null;
+            if (entry.default_expression && !entry.domain_or_array)
                 key.default_value = default_value(key.type, *entry.default_expression, values);
+        }
 }
 
 }  // namespace outbox::router

@@ -665,7 +665,7 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             }
         }
         if (!fields.empty()) fields += ',';
-        append_connect_schema(fields, column.type, format_.modes, false, column.default_value);
+        append_connect_schema(fields, column.type, format_.modes, column.optional, column.default_value);
         fields.pop_back();
         fields += ",\"field\":";
         append_json_string(fields, column.name);

@@ -55,6 +55,8 @@ struct OutboxTable {
         std::size_t index = 0;
         ColumnType type;
         std::optional<Value> default_value = std::nullopt;  // as BoundColumn's, for the key's schema
+        // A message.key.columns column may be nullable (a primary key's never is); from the catalog.
+        bool optional = false;
     };
     std::vector<KeyColumn> key_columns;
     // message.key.columns names them instead: an UPDATE whose old tuple differs in them (a
