@@ -31,11 +31,13 @@ bool sub_arrays_as_text(const ColumnType& element, const config::ValueModes& mod
 }
 
 // The element as Debezium's converter gets it from pgjdbc: a time element is a java.sql.Time,
-// which holds milliseconds (the microseconds are cut off).
+// which holds milliseconds (the microseconds are cut off) of a day (24:00:00 is midnight).
 std::string element_text(const ColumnType& element, const std::string& text) {
     if (element.kind != ValueType::time) return text;
     const auto point = text.find('.');
-    return point == std::string::npos || text.size() <= point + 4 ? text : text.substr(0, point + 4);
+    std::string cut = point == std::string::npos || text.size() <= point + 4 ? text : text.substr(0, point + 4);
+    if (cut.starts_with("24:")) cut.replace(0, 2, "00");
+    return cut;
 }
 
 void append_header_quoted(std::string& out, std::string_view text) {

@@ -486,10 +486,14 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     if (missing) fc.options.push_back({"table.field.additional.missing", "ignore"});
     if (!key_candidates.empty() && chance(rng, 0.4)) fc.options.push_back({"table.field.event.key", pick(rng, key_candidates)});
     // An array or domain as the key (a number element's or a key type's).
+    // Never NULL then: a record without a key lands on a partition of the producer's choosing.
+    std::string derived_key;
     for (const auto& [name, column] : derived)
         if (column.base->key && chance(derived_rng, 0.3) &&
-            std::none_of(fc.options.begin(), fc.options.end(), [](const auto& o) { return o.first == "table.field.event.key"; }))
+            std::none_of(fc.options.begin(), fc.options.end(), [](const auto& o) { return o.first == "table.field.event.key"; })) {
             fc.options.push_back({"table.field.event.key", name});
+            derived_key = name;
+        }
     if (expand) {
         fc.options.push_back({"table.expand.json.payload", "true"});
         if (chance(rng, 0.3)) fc.options.push_back({"table.json.payload.null.behavior", "optional_bytes"});
@@ -524,7 +528,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
         for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
-        for (const auto& [name, column] : derived) values += ", " + (chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
+        for (const auto& [name, column] : derived)
+            values += ", " + (name != derived_key && chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
         if (second_key) values += ", " + second_key->literal(key_rng, connector);
         statement += (statement.empty() ? "INSERT INTO " + fc.schema + ".outbox VALUES " : ", ") + std::string("(") + values + ")";
         ++fc.records;
