@@ -162,6 +162,27 @@ BOOST_AUTO_TEST_CASE(a_configured_transactional_id_is_left_out_of_replays_produc
     BOOST_TEST(sequences_in("txnid.events", 10).size() == 10u);
 }
 
+// Replay binds the table as the stream does: a domain resolves to its base type and an array to
+// its elements (the type catalog), so a replayed record is the streamed one.
+BOOST_AUTO_TEST_CASE(replay_resolves_domains_and_arrays_as_the_stream_does) {
+    const auto db = create_outbox_database("types");
+    Sql sql(postgres().conninfo(db));
+    sql.exec("CREATE DOMAIN qty AS integer; CREATE DOMAIN flags AS boolean[]; "
+             "ALTER TABLE outbox ADD COLUMN n qty, ADD COLUMN f flags, ADD COLUMN tags text[]");
+    sql.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, n, f, tags) VALUES "
+             "(md5('0')::uuid, 'Order', 'key-0', 'Created', '{\"seq\": 0}', 42, '{t,NULL}', '{a,\"b c\",NULL}')");
+    const auto config = write_config(
+        "types", router_config(db, "", "", "outbox:\n  route.topic.replacement: types.events\n"
+                                           "  table.fields.additional.placement: n:header, f:header, tags:header\n"));
+    std::string output;
+    BOOST_TEST(replay(config, std::string("--ids ") + kEveryId, output) == 0, output);
+    const auto records = read_topic(kafka_servers(), "types.events", 1);
+    BOOST_TEST_REQUIRE(records.size() == 1u);
+    BOOST_TEST(records[0].header("n").value_or("<none>") == "42");
+    BOOST_TEST(records[0].header("f").value_or("<none>") == "[true,null]");
+    BOOST_TEST(records[0].header("tags").value_or("<none>") == R"(["a","b c",null])");
+}
+
 // Without commit times the server cannot say which of two overlapping transactions committed
 // first: replay says so rather than promising commit order.
 BOOST_AUTO_TEST_CASE(without_commit_timestamps_replay_says_its_order_is_not_commit_order) {
