@@ -618,6 +618,18 @@ Config parse_config(const std::string& yaml_text, const std::string& file_name) 
                               {"base64-url-safe", BinaryHandlingMode::base64_url_safe},
                               {"hex", BinaryHandlingMode::hex}});
                   }},
+                 {"interval.handling.mode",
+                  [&](const Entry& e) {
+                      config.format.modes.interval = enum_option<IntervalHandlingMode>(
+                          e, {{"numeric", IntervalHandlingMode::numeric}, {"string", IntervalHandlingMode::string}});
+                  }},
+                 {"hstore.handling.mode",
+                  [&](const Entry& e) {
+                      config.format.modes.hstore = enum_option<HStoreHandlingMode>(
+                          e, {{"json", HStoreHandlingMode::json}, {"map", HStoreHandlingMode::map}});
+                  }},
+                 {"money.fraction.digits",
+                  [&](const Entry& e) { config.format.modes.money_fraction_digits = integer_at_least(e, 0); }},
                  {"unavailable.value.placeholder",
                   [&](const Entry& e) { config.format.modes.unavailable_placeholder = unavailable_placeholder(e); }},
                  {"schema.name.adjustment.mode",

@@ -68,6 +68,10 @@ ValueType value_type(std::uint32_t type_oid) {
         case pg_oid::kBytea: return ValueType::bytea;
         case pg_oid::kTimestamp: return ValueType::timestamp;
         case pg_oid::kTimestamptz: return ValueType::timestamptz;
+        case pg_oid::kMoney: return ValueType::money;
+        case pg_oid::kBit:
+        case pg_oid::kVarbit: return ValueType::bits;
+        case pg_oid::kPoint: return ValueType::point;
         case pg_oid::kUnknown: return ValueType::untyped;
         default: return ValueType::text;
     }
@@ -90,6 +94,9 @@ const char* value_type_name(ValueType type) {
         case ValueType::timestamp: return "timestamp";
         case ValueType::timestamptz: return "timestamptz";
         case ValueType::array: return "array";
+        case ValueType::money: return "money";
+        case ValueType::bits: return "bit";
+        case ValueType::point: return "point";
         case ValueType::untyped: return "untyped";
     }
     return "?";

@@ -18,6 +18,8 @@ struct SchemaShape {
     const char* name = nullptr;
     const char* doc = nullptr;
     bool decimal_parameters = false;
+    std::optional<std::pair<const char*, std::string>> parameter = std::nullopt;  // a logical type's only parameter
+    bool point_fields = false;
 };
 
 SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
@@ -39,7 +41,21 @@ SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
         case ValueType::bytea: return {modes.binary == BinaryHandlingMode::bytes ? Type::bytes : Type::string};
         case ValueType::timestamptz: return {Type::string, "io.debezium.time.ZonedTimestamp"};
         case ValueType::timetz: return {Type::string, "io.debezium.time.ZonedTime"};
-        case ValueType::interval: return {Type::int64, "io.debezium.time.MicroDuration"};
+        case ValueType::interval:
+            if (modes.interval == config::IntervalHandlingMode::string) return {Type::string, "io.debezium.time.Interval"};
+            return {Type::int64, "io.debezium.time.MicroDuration"};
+        case ValueType::money:
+            if (modes.decimal == DecimalHandlingMode::as_double) return {Type::float64};
+            if (modes.decimal == DecimalHandlingMode::as_string) return {Type::string};
+            return {Type::bytes, "org.apache.kafka.connect.data.Decimal", nullptr, false,
+                    std::pair{"scale", std::to_string(modes.money_fraction_digits)}};
+        case ValueType::bits:
+            if (type.modifier == 1) return {Type::boolean};
+            // An unbounded varbit's length is the JDBC driver's unknown length, Integer.MAX_VALUE.
+            return {Type::bytes, "io.debezium.data.Bits", nullptr, false,
+                    std::pair{"length", std::to_string(type.modifier < 0 ? 2147483647 : type.modifier)}};
+        case ValueType::point:
+            return {Type::structure, "io.debezium.data.geometry.Point", "Geometry (POINT)", false, std::nullopt, true};
         case ValueType::array: return {Type::array};
         case ValueType::timestamp:
             if (connect) return {Type::int64, "org.apache.kafka.connect.data.Timestamp"};
@@ -60,9 +76,10 @@ SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
     }
 }
 
-SchemaPtr required(Type type) {
+SchemaPtr required(Type type, bool optional = false) {
     auto schema = std::make_shared<Schema>();
     schema->type = type;
+    schema->optional = optional;
     return schema;
 }
 
@@ -78,7 +95,12 @@ Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bo
     Schema schema;
     schema.type = shape.type;
     schema.optional = optional;
-    if (shape.type == Type::structure)  // VariableScaleDecimal
+    if (shape.point_fields)
+        schema.fields = {{"x", required(Type::float64)},
+                         {"y", required(Type::float64)},
+                         {"wkb", required(Type::bytes, true)},
+                         {"srid", required(Type::int32, true)}};
+    else if (shape.type == Type::structure)  // VariableScaleDecimal
         schema.fields = {{"scale", required(Type::int32)}, {"value", required(Type::bytes)}};
     // An array's elements have their column type's schema, optional (SchemaBuilder.array of it).
     if (shape.type == Type::array && type.element)
@@ -91,6 +113,7 @@ Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bo
     if (shape.decimal_parameters)
         schema.parameters = {{"scale", std::to_string(type.numeric_scale())},
                              {"connect.decimal.precision", std::to_string(type.numeric_precision())}};
+    if (shape.parameter) schema.parameters = {{shape.parameter->first, shape.parameter->second}};
     schema.default_value = std::move(default_value);
     return schema;
 }

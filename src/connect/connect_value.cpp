@@ -4,9 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "outbox/connect/bit_string.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/decimal_number.hpp"
+#include "outbox/connect/geometry_value.hpp"
+#include "outbox/connect/interval_value.hpp"
 #include "outbox/connect/java_text.hpp"
+#include "outbox/connect/money_value.hpp"
 #include "outbox/connect/timestamp_text.hpp"
 
 namespace outbox::connect {
@@ -31,6 +35,7 @@ struct ConnectValueWriter::Converted {
         decimal,           // a BigDecimal of a fixed scale (Connect's Decimal): `text` and unscaled `bytes`
         variable_decimal,  // Debezium's VariableScaleDecimal struct: `scale` and unscaled `bytes`
         date,              // a java.util.Date (time.precision.mode connect); `text` is JsonConverter's number
+        point,             // Debezium's Point struct: x (`floating`), y, and its WKB `bytes`; srid null
     };
     Kind kind = Kind::string;
     std::string_view text;
@@ -39,6 +44,8 @@ struct ConnectValueWriter::Converted {
     std::int64_t epoch_ms = 0;
     std::int64_t integer = 0;  // a number built here (not an integer column's own text)
     double floating = 0;       // a float's or a double's value, non_finite ones included
+    double y = 0;              // a point's
+    bool byte_array = false;   // bytes that Debezium holds as a byte[] (Bits), not a ByteBuffer
 };
 
 namespace {
@@ -245,9 +252,59 @@ ConnectValueWriter::Converted ConnectValueWriter::value_of(const ColumnType& typ
             return v;
         }
         case ValueType::interval: {
-            const auto micros = parse_interval_us(text);
-            if (!micros) not_type_text(type, text);
-            number(*micros);
+            const auto parts = IntervalParts::parse(text);
+            if (!parts) not_type_text(type, text);
+            if (modes_.interval == config::IntervalHandlingMode::string) string(parts->iso_text());
+            else number(parts->micro_duration());
+            return v;
+        }
+        case ValueType::money: {
+            const auto money = parse_money(text);
+            if (!money)
+                throw ValueError("\"" + std::string(text.substr(0, 64)) +
+                                 "\" is not money Debezium can read (lc_monetary must put one currency character "
+                                 "before the amount and use a decimal point, as C and en_US do)");
+            if (modes_.decimal == DecimalHandlingMode::as_string) {
+                string(money->plain_text());
+            } else if (modes_.decimal == DecimalHandlingMode::as_double) {
+                v.floating = decimal_as_double(money->plain_text()).value_or(0);
+                owned = java_double_text(v.floating);
+                v.kind = Kind::number;
+                v.text = owned;
+            } else {
+                const DecimalNumber scaled = with_scale_half_up(*money, modes_.money_fraction_digits);
+                owned = scaled.java_text();
+                bytes_ = scaled.unscaled_bytes();
+                v.kind = Kind::decimal;
+                v.text = owned;
+                v.bytes = bytes_;
+            }
+            return v;
+        }
+        case ValueType::bits: {
+            if (type.modifier == 1) {  // bit(1), varbit(1): a boolean
+                const auto bit = bit_boolean(text);
+                if (!bit) not_type_text(type, text);
+                v.kind = Kind::number;
+                v.text = *bit ? "true" : "false";
+                return v;
+            }
+            auto bytes = bits_bytes(text);
+            if (!bytes) not_type_text(type, text);
+            bytes_ = std::move(*bytes);
+            v.kind = Kind::bytes;
+            v.bytes = bytes_;
+            v.byte_array = true;
+            return v;
+        }
+        case ValueType::point: {
+            const auto point = parse_point(text);
+            if (!point) not_type_text(type, text);
+            bytes_ = point_wkb(*point);
+            v.kind = Kind::point;
+            v.floating = point->x;
+            v.y = point->y;
+            v.bytes = bytes_;
             return v;
         }
         default: return v;  // text, json, uuid and the rest: a Java String
@@ -262,6 +319,31 @@ std::string_view kept(std::string_view view, std::string_view input, std::string
     if (view.data() >= input.data() && view.data() + view.size() <= input.data() + input.size()) return view;
     scratch.assign(view);
     return scratch;
+}
+
+// A point as JsonConverter (schemas.enable=false; non-finite coordinates quoted, as Jackson
+// quotes them) or SimpleHeaderConverter (bare) writes Debezium's Point struct.
+void append_point_json(std::string& out, double x, double y, std::string_view wkb, bool quote_non_finite) {
+    const auto coordinate = [&](double value) {
+        const std::string text = java_double_text(value);
+        if (quote_non_finite && !std::isfinite(value)) append_json_string(out, text);
+        else out += text;
+    };
+    out += "{\"x\":";
+    coordinate(x);
+    out += ",\"y\":";
+    coordinate(y);
+    out += ",\"wkb\":\"";
+    append_base64(out, wkb);
+    out += "\",\"srid\":null}";
+}
+
+// Struct.toString() of a Point: srid (null) left out, and the WKB, which Java prints as the byte
+// array's identity, in Base64.
+void append_point_struct_text(std::string& out, double x, double y, std::string_view wkb) {
+    out += "Struct{x=" + java_double_text(x) + ",y=" + java_double_text(y) + ",wkb=";
+    append_base64(out, wkb);
+    out += '}';
 }
 
 void append_struct(std::string& out, int scale, std::string_view unscaled) {
@@ -288,6 +370,10 @@ std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::st
             append_struct(scratch, v.scale, v.bytes);
             return scratch;
         case Converted::Kind::date: scratch = java_date_text(v.epoch_ms); return scratch;
+        case Converted::Kind::point:
+            scratch.clear();
+            append_point_struct_text(scratch, v.floating, v.y, v.bytes);
+            return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
@@ -311,6 +397,10 @@ std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::st
             append_struct(scratch, v.scale, v.bytes);
             return scratch;
         case Converted::Kind::date: scratch = connect_header_date_text(v.epoch_ms); return scratch;
+        case Converted::Kind::point:
+            scratch.clear();
+            append_point_json(scratch, v.floating, v.y, v.bytes, false);
+            return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
@@ -331,6 +421,7 @@ void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, s
             out += '"';
             return;
         case Converted::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
+        case Converted::Kind::point: append_point_json(out, v.floating, v.y, v.bytes, true); return;
     }
 }
 
@@ -340,6 +431,10 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
     const Converted v = value_of(type, text, owned);
     switch (v.kind) {
         case Converted::Kind::bytes: {
+            if (v.byte_array) {  // Java prints a byte[]'s identity: Base64 instead
+                append_base64(out, v.bytes);
+                return;
+            }
             const auto size = std::to_string(v.bytes.size());
             out += "java.nio.HeapByteBuffer[pos=0 lim=" + size + " cap=" + size + "]";
             return;
@@ -350,6 +445,7 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
             out += '}';
             return;
         case Converted::Kind::date: out += java_date_text(v.epoch_ms); return;
+        case Converted::Kind::point: append_point_struct_text(out, v.floating, v.y, v.bytes); return;
         default: out += v.text; return;
     }
 }
@@ -367,6 +463,10 @@ Value ConnectValueWriter::value(const ColumnType& type, std::string_view text) c
         case Converted::Kind::variable_decimal:
             return Value::of_struct(
                 {Value::of_integer(Value::Kind::int32, v.scale), Value::of_bytes(std::string(v.bytes))});
+        case Converted::Kind::point:
+            return Value::of_struct({Value::of_floating(Value::Kind::float64, v.floating),
+                                     Value::of_floating(Value::Kind::float64, v.y),
+                                     Value::of_bytes(std::string(v.bytes)), Value::null()});
         case Converted::Kind::number:
         case Converted::Kind::date: break;
     }

@@ -96,4 +96,12 @@ std::string DecimalNumber::java_text() const {
     return out + std::to_string(adjusted);
 }
 
+std::string DecimalNumber::plain_text() const {
+    std::string out = negative ? "-" : "";
+    const auto length = static_cast<long>(digits.size());
+    if (scale <= 0) return out + digits + (digits == "0" ? "" : std::string(static_cast<std::size_t>(-scale), '0'));
+    if (length > scale) return out + digits.substr(0, length - scale) + "." + digits.substr(length - scale);
+    return out + "0." + std::string(static_cast<std::size_t>(scale - length), '0') + digits;
+}
+
 }  // namespace outbox::connect

@@ -7,13 +7,6 @@
 namespace outbox::connect {
 namespace {
 
-std::optional<double> parse_double(std::string_view text) {
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
-
 // Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil).
 std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
     year -= month <= 2;
@@ -202,54 +195,6 @@ std::optional<std::int64_t> parse_timetz_utc_us(std::string_view text) {
     if (!offset || !in.at_end()) return std::nullopt;
     constexpr std::int64_t kDay = 86400000000;
     return ((*time - *offset * 1000000) % kDay + kDay) % kDay;
-}
-
-std::optional<std::int64_t> parse_interval_us(std::string_view text) {
-    double years = 0, months = 0, days = 0, hours = 0, minutes = 0, seconds = 0;
-    std::size_t i = 0;
-    const auto skip_spaces = [&] {
-        while (i < text.size() && text[i] == ' ') ++i;
-    };
-    skip_spaces();
-    while (i < text.size()) {
-        const std::size_t start = i;
-        if (text[i] == '-' || text[i] == '+') ++i;
-        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-        const std::string_view number = text.substr(start, i - start);
-        if (i < text.size() && text[i] == ':') {
-            // [-]HH:MM:SS[.ffffff], the sign on every part.
-            const bool negative = number.starts_with('-');
-            const auto h = parse_double(number.substr(number[0] == '-' || number[0] == '+'));
-            const auto colon = text.find(':', i + 1);
-            if (!h || colon == std::string_view::npos) return std::nullopt;
-            const auto m = parse_double(text.substr(i + 1, colon - i - 1));
-            const auto end = text.find(' ', colon);
-            const auto s = parse_double(text.substr(colon + 1, end == std::string_view::npos ? end : end - colon - 1));
-            if (!m || !s) return std::nullopt;
-            const double sign = negative ? -1 : 1;
-            hours = sign * *h;
-            minutes = sign * *m;
-            seconds = sign * *s;
-            i = end == std::string_view::npos ? text.size() : end;
-        } else {
-            const auto value = parse_double(number.substr(number.starts_with('+')));
-            skip_spaces();
-            const std::size_t unit_start = i;
-            while (i < text.size() && text[i] != ' ') ++i;
-            const std::string_view unit = text.substr(unit_start, i - unit_start);
-            if (!value) return std::nullopt;
-            if (unit == "year" || unit == "years") years = *value;
-            else if (unit == "mon" || unit == "mons") months = *value;
-            else if (unit == "day" || unit == "days") days = *value;
-            else return std::nullopt;
-        }
-        skip_spaces();
-    }
-    const double total_days = (years * 12 + months) * 30.4375 + days;
-    const double total_seconds = ((total_days * 24 + hours) * 60 + minutes) * 60 + seconds;
-    const double micros = total_seconds * 1e6;
-    if (!(std::fabs(micros) < 9.2e18)) return std::nullopt;
-    return static_cast<std::int64_t>(micros);
 }
 
 std::optional<std::int64_t> parse_int64(std::string_view text) {

@@ -460,7 +460,11 @@ const std::vector<std::string>* column_mode_values(const std::string& key) {
     static const std::vector<std::string> time = {"adaptive", "adaptive_time_microseconds", "connect", "isostring"};
     static const std::vector<std::string> decimal = {"precise", "double", "string"};
     static const std::vector<std::string> binary = {"bytes", "base64", "base64-url-safe", "hex"};
+    static const std::vector<std::string> interval = {"numeric", "string"};
+    static const std::vector<std::string> hstore = {"json", "map"};
     if (key == "time.precision.mode") return &time;
+    if (key == "interval.handling.mode") return &interval;
+    if (key == "hstore.handling.mode") return &hstore;
     if (key == "decimal.handling.mode") return &decimal;
     if (key == "binary.handling.mode") return &binary;
     return nullptr;
@@ -559,13 +563,10 @@ void Importer::import_connector_key(const Setting& s) {
         message_key_columns_ = s.value;
         return take(s);
     }
-    if (key == "unavailable.value.placeholder") {
+    if (key == "unavailable.value.placeholder" || key == "money.fraction.digits") {
         top_.emplace_back(key, s.value);
         return take(s);
     }
-    if (key == "interval.handling.mode" && s.value == "numeric") return skip(s, "the router's only interval mode");
-    if (key == "interval.handling.mode" || key == "hstore.handling.mode")
-        return skip(s, "the router writes intervals as Debezium's numeric mode, and hstore as PostgreSQL's text");
     if (key == "schema.include.list" || key == "schema.whitelist")
         return skip(s, "the router takes exact tables: postgres.table.include.list");
     if (starts_with(key, "topic.creation.")) {

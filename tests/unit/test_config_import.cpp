@@ -408,15 +408,17 @@ BOOST_AUTO_TEST_CASE(column_modes_the_router_writes_are_imported_and_the_others_
     const auto imported = import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
         "database.hostname": "db", "database.dbname": "app", "extended.headers.enabled": "false",
         "decimal.handling.mode": "string", "time.precision.mode": "nanoseconds", "binary.handling.mode": "hex",
-        "interval.handling.mode": "string", "unavailable.value.placeholder": "n/a",
-        "message.key.columns": "public.outbox:aggregateid"})");
-    BOOST_TEST(keys_not_imported(imported) ==
-                   (std::vector<std::string>{"time.precision.mode", "interval.handling.mode", "bootstrap.servers"}),
+        "interval.handling.mode": "string", "hstore.handling.mode": "map", "money.fraction.digits": "3",
+        "unavailable.value.placeholder": "n/a", "message.key.columns": "public.outbox:aggregateid"})");
+    BOOST_TEST(keys_not_imported(imported) == (std::vector<std::string>{"time.precision.mode", "bootstrap.servers"}),
                boost::test_tools::per_element());
     const auto config = load(imported);
     BOOST_TEST((config.format.modes.decimal == outbox::config::DecimalHandlingMode::as_string));
     BOOST_TEST((config.format.modes.binary == outbox::config::BinaryHandlingMode::hex));
     BOOST_TEST((config.format.modes.time == outbox::config::TimePrecisionMode::adaptive));
+    BOOST_TEST((config.format.modes.interval == outbox::config::IntervalHandlingMode::string));
+    BOOST_TEST((config.format.modes.hstore == outbox::config::HStoreHandlingMode::map));
+    BOOST_TEST(config.format.modes.money_fraction_digits == 3);
     BOOST_TEST(config.format.modes.unavailable_placeholder == "n/a");
     BOOST_REQUIRE(config.outbox.message_key_columns.size() == 1u);
     BOOST_TEST(config.outbox.message_key_columns[0].table_pattern == "public.outbox");

@@ -196,10 +196,15 @@ struct AvroConverterSettings {
 enum class TimePrecisionMode { adaptive, adaptive_time_microseconds, connect, isostring };
 enum class DecimalHandlingMode { precise, as_double, as_string };
 enum class BinaryHandlingMode { bytes, base64, base64_url_safe, hex };
+enum class IntervalHandlingMode { numeric, string };  // MicroDuration or io.debezium.time.Interval
+enum class HStoreHandlingMode { json, map };          // io.debezium.data.Json text or a Connect map
 struct ValueModes {
     TimePrecisionMode time = TimePrecisionMode::adaptive;
     DecimalHandlingMode decimal = DecimalHandlingMode::precise;
     BinaryHandlingMode binary = BinaryHandlingMode::bytes;
+    IntervalHandlingMode interval = IntervalHandlingMode::numeric;
+    HStoreHandlingMode hstore = HStoreHandlingMode::json;
+    int money_fraction_digits = 2;  // money.fraction.digits: a money Decimal's scale
     // unavailable.value.placeholder: what Debezium writes for an unchanged TOASTed value (one
     // stored out of line that an UPDATE did not change, so pgoutput does not send it).
     std::string unavailable_placeholder = "__debezium_unavailable_value";

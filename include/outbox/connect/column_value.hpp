@@ -31,6 +31,10 @@ inline constexpr std::uint32_t kTimestamptz = 1184;
 inline constexpr std::uint32_t kNumeric = 1700;
 inline constexpr std::uint32_t kUuid = 2950;
 inline constexpr std::uint32_t kJsonb = 3802;
+inline constexpr std::uint32_t kMoney = 790;
+inline constexpr std::uint32_t kBit = 1560;
+inline constexpr std::uint32_t kVarbit = 1562;
+inline constexpr std::uint32_t kPoint = 600;
 }  // namespace pg_oid
 
 // How a column's text output becomes Kafka bytes and JSON. Every type not listed (text,
@@ -53,6 +57,9 @@ enum class ValueType {
     timetz,
     interval,
     array,  // a PostgreSQL array; ColumnType::element says of what
+    money,
+    bits,   // bit(n) and varbit(n): a boolean for n = 1, else Debezium's Bits bytes
+    point,  // Debezium's io.debezium.data.geometry.Point
     untyped
 };
 ValueType value_type(std::uint32_t type_oid);

@@ -27,6 +27,8 @@ struct DecimalNumber {
 
     // BigDecimal.toString(): plain, or scientific when the exponent is below -6 ("1E-8").
     std::string java_text() const;
+    // BigDecimal.toPlainString(): never scientific ("0.00000001", "1200" for scale -2).
+    std::string plain_text() const;
 };
 
 }  // namespace outbox::connect

@@ -27,11 +27,6 @@ std::optional<std::int64_t> parse_time_us(std::string_view text);
 // A timetz column ("03:04:05.25+02") as microseconds since midnight UTC.
 std::optional<std::int64_t> parse_timetz_utc_us(std::string_view text);
 
-// An interval column's text (IntervalStyle postgres: "1 year 2 mons -3 days 04:05:06.78") as
-// Debezium's MicroDuration: months of 30.4375 days, summed in doubles and truncated, as Debezium
-// computes it.
-std::optional<std::int64_t> parse_interval_us(std::string_view text);
-
 // A whole decimal number that fits 64 bits (an integer column's text output).
 std::optional<std::int64_t> parse_int64(std::string_view text);
 
