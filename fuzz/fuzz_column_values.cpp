@@ -19,13 +19,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                         pg_oid::kUuid,     pg_oid::kInt8,     pg_oid::kNumeric,  pg_oid::kBool,
                                         pg_oid::kTimestamptz, pg_oid::kUnknown, pg_oid::kInt2,  pg_oid::kInt4,
                                         pg_oid::kFloat4,   pg_oid::kFloat8,   pg_oid::kDate,     pg_oid::kTimestamp,
-                                        pg_oid::kTime,     pg_oid::kTimetz,   pg_oid::kInterval};
-    constexpr std::int32_t kModifiers[] = {-1, 0, 3, 6, (10 << 16 | 2) + 4, (5 << 16) + 4, (1000 << 16 | 999) + 4};
-    const ColumnType type{value_type(kTypes[data[0] % std::size(kTypes)]), kModifiers[data[1] % std::size(kModifiers)]};
+                                        pg_oid::kTime,     pg_oid::kTimetz,   pg_oid::kInterval, pg_oid::kMoney,
+                                        pg_oid::kBit,      pg_oid::kVarbit,   pg_oid::kPoint};
+    constexpr std::int32_t kModifiers[] = {-1, 0, 3, 6, (10 << 16 | 2) + 4, (5 << 16) + 4, (1000 << 16 | 999) + 4, 1, 16};
+    ColumnType type{value_type(kTypes[data[0] % std::size(kTypes)]), kModifiers[data[1] % std::size(kModifiers)]};
+    if (type.kind == connect::ValueType::text && data[1] & 0x80) type.name = data[1] & 0x40 ? "hstore" : "ltree";
     config::ValueModes modes;
     modes.time = static_cast<config::TimePrecisionMode>(data[2] % 4);
     modes.decimal = static_cast<config::DecimalHandlingMode>(data[2] / 4 % 3);
     modes.binary = static_cast<config::BinaryHandlingMode>(data[2] / 12 % 4);
+    modes.interval = static_cast<config::IntervalHandlingMode>(data[2] / 48 % 2);
+    modes.hstore = static_cast<config::HStoreHandlingMode>(data[2] / 96 % 2);
+    modes.money_fraction_digits = data[1] % 4;
     const std::string_view text(reinterpret_cast<const char*>(data) + 3, size - 3);
     const ConnectValueWriter writer(modes);
     std::string scratch, out;

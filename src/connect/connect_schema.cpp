@@ -72,7 +72,13 @@ SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
             if (modes.time == TimePrecisionMode::adaptive && type.fractional_digits() <= 3)
                 return {Type::int32, "io.debezium.time.Time"};
             return {Type::int64, "io.debezium.time.MicroTime"};
-        default: return {Type::string, type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
+        default:
+            // Extension types by name, as Debezium's TypeRegistry finds them.
+            if (type.name == "hstore")
+                return modes.hstore == config::HStoreHandlingMode::map ? SchemaShape{Type::map}
+                                                                        : SchemaShape{Type::string, "io.debezium.data.Json"};
+            if (type.name == "ltree") return {Type::string, "io.debezium.data.Ltree"};
+            return {Type::string, type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
     }
 }
 
@@ -100,7 +106,10 @@ Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bo
                          {"y", required(Type::float64)},
                          {"wkb", required(Type::bytes, true)},
                          {"srid", required(Type::int32, true)}};
-    else if (shape.type == Type::structure)  // VariableScaleDecimal
+    else if (shape.type == Type::map) {  // hstore: keys are never null, values may be
+        schema.keys = required(Type::string);
+        schema.values = required(Type::string, true);
+    } else if (shape.type == Type::structure)  // VariableScaleDecimal
         schema.fields = {{"scale", required(Type::int32)}, {"value", required(Type::bytes)}};
     // An array's elements have their column type's schema, optional (SchemaBuilder.array of it).
     if (shape.type == Type::array && type.element)

@@ -3,11 +3,13 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "outbox/connect/bit_string.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/decimal_number.hpp"
 #include "outbox/connect/geometry_value.hpp"
+#include "outbox/connect/hstore_value.hpp"
 #include "outbox/connect/interval_value.hpp"
 #include "outbox/connect/java_text.hpp"
 #include "outbox/connect/money_value.hpp"
@@ -36,6 +38,7 @@ struct ConnectValueWriter::Converted {
         variable_decimal,  // Debezium's VariableScaleDecimal struct: `scale` and unscaled `bytes`
         date,              // a java.util.Date (time.precision.mode connect); `text` is JsonConverter's number
         point,             // Debezium's Point struct: x (`floating`), y, and its WKB `bytes`; srid null
+        map,               // a java.util.HashMap of strings (hstore.handling.mode map): `pairs`
     };
     Kind kind = Kind::string;
     std::string_view text;
@@ -46,6 +49,7 @@ struct ConnectValueWriter::Converted {
     double floating = 0;       // a float's or a double's value, non_finite ones included
     double y = 0;              // a point's
     bool byte_array = false;   // bytes that Debezium holds as a byte[] (Bits), not a ByteBuffer
+    HstorePairs pairs;         // a map's, in the HashMap's order
 };
 
 namespace {
@@ -307,7 +311,18 @@ ConnectValueWriter::Converted ConnectValueWriter::value_of(const ColumnType& typ
             v.bytes = bytes_;
             return v;
         }
-        default: return v;  // text, json, uuid and the rest: a Java String
+        default:
+            if (type.kind == ValueType::text && type.name == "hstore") {
+                auto pairs = parse_hstore(text);
+                if (!pairs) not_type_text(type, text);
+                v.pairs = java_hash_map_order(*pairs);
+                if (modes_.hstore == config::HStoreHandlingMode::map) {
+                    v.kind = Kind::map;
+                } else {
+                    string(hstore_json(v.pairs));
+                }
+            }
+            return v;  // text, json, uuid, citext, ltree and the rest: a Java String
     }
 }
 
@@ -346,6 +361,31 @@ void append_point_struct_text(std::string& out, double x, double y, std::string_
     out += '}';
 }
 
+// A map of strings as JsonConverter writes it.
+void append_map_json(std::string& out, const HstorePairs& pairs) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, value] : pairs) {
+        if (!std::exchange(first, false)) out += ',';
+        append_json_string(out, key);
+        out += ':';
+        if (value) append_json_string(out, *value);
+        else out += "null";
+    }
+    out += '}';
+}
+
+// A map's Java text (AbstractMap.toString()): "{a=1, b=null}".
+void append_map_text(std::string& out, const HstorePairs& pairs) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, value] : pairs) {
+        if (!std::exchange(first, false)) out += ", ";
+        out += key + "=" + value.value_or("null");
+    }
+    out += '}';
+}
+
 void append_struct(std::string& out, int scale, std::string_view unscaled) {
     out += "{\"scale\":" + std::to_string(scale) + ",\"value\":\"";
     append_base64(out, unscaled);
@@ -374,6 +414,10 @@ std::string_view ConnectValueWriter::string_text(const ColumnType& type, std::st
             scratch.clear();
             append_point_struct_text(scratch, v.floating, v.y, v.bytes);
             return scratch;
+        case Converted::Kind::map:
+            scratch.clear();
+            append_map_text(scratch, v.pairs);
+            return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
@@ -401,6 +445,7 @@ std::string_view ConnectValueWriter::header_text(const ColumnType& type, std::st
             scratch.clear();
             append_point_json(scratch, v.floating, v.y, v.bytes, false);
             return scratch;
+        case Converted::Kind::map: scratch = hstore_header_text(v.pairs); return scratch;
         default: return kept(v.text, text, scratch);
     }
 }
@@ -422,6 +467,7 @@ void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, s
             return;
         case Converted::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
         case Converted::Kind::point: append_point_json(out, v.floating, v.y, v.bytes, true); return;
+        case Converted::Kind::map: append_map_json(out, v.pairs); return;
     }
 }
 
@@ -446,6 +492,7 @@ void ConnectValueWriter::append_struct_field(std::string& out, const ColumnType&
             return;
         case Converted::Kind::date: out += java_date_text(v.epoch_ms); return;
         case Converted::Kind::point: append_point_struct_text(out, v.floating, v.y, v.bytes); return;
+        case Converted::Kind::map: append_map_text(out, v.pairs); return;
         default: out += v.text; return;
     }
 }
@@ -467,6 +514,13 @@ Value ConnectValueWriter::value(const ColumnType& type, std::string_view text) c
             return Value::of_struct({Value::of_floating(Value::Kind::float64, v.floating),
                                      Value::of_floating(Value::Kind::float64, v.y),
                                      Value::of_bytes(std::string(v.bytes)), Value::null()});
+        case Converted::Kind::map: {
+            Value map;
+            map.kind = Value::Kind::map;
+            for (const auto& [key, item] : v.pairs)
+                map.entries.push_back({Value::of_string(key), item ? Value::of_string(*item) : Value::null()});
+            return map;
+        }
         case Converted::Kind::number:
         case Converted::Kind::date: break;
     }

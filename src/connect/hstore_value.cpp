@@ -24,6 +24,30 @@ std::optional<std::string> quoted(std::string_view text, std::size_t& at) {
     return std::nullopt;
 }
 
+// A JSON string as Jackson's generator writes it to a java.io.Writer (Debezium's hstore JSON):
+// quotes, backslashes and control characters escaped, everything else as it is (characters past
+// the Basic Multilingual Plane too, unlike Connect's UTF-8 output).
+void append_writer_json_string(std::string& out, std::string_view text) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    out += '"';
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (u < 0x20) out += {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 15]};
+                else out += c;
+        }
+    }
+    out += '"';
+}
+
 std::uint32_t spread(std::int32_t hash) {
     // HashMap.hash(): the high half folded into the low half.
     const auto h = static_cast<std::uint32_t>(hash);
@@ -119,9 +143,29 @@ std::string hstore_json(const HstorePairs& pairs) {
     std::string out = "{";
     for (const auto& [key, value] : pairs) {
         if (out.size() > 1) out += ',';
-        append_json_string(out, key);
+        append_writer_json_string(out, key);
         out += ':';
-        if (value) append_json_string(out, *value);
+        if (value) append_writer_json_string(out, *value);
+        else out += "null";
+    }
+    return out + "}";
+}
+
+std::string hstore_header_text(const HstorePairs& pairs) {
+    const auto quoted = [](std::string& out, std::string_view text) {
+        out += '"';
+        for (const char c : text) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    };
+    std::string out = "{";
+    for (const auto& [key, value] : pairs) {
+        if (out.size() > 1) out += ',';
+        quoted(out, key);
+        out += ':';
+        if (value) quoted(out, *value);
         else out += "null";
     }
     return out + "}";

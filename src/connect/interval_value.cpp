@@ -91,22 +91,17 @@ std::optional<IntervalParts> IntervalParts::parse(std::string_view text) {
             value.reset();
             continue;
         }
-        std::int32_t* unit = token.starts_with("year")   ? &parts.years
-                             : token.starts_with("mon")  ? &parts.months
-                             : token.starts_with("day")  ? &parts.days
-                             : token.starts_with("hour") ? &parts.hours
-                             : token.starts_with("min")  ? &parts.minutes
-                                                         : nullptr;
-        if (token.starts_with("sec")) {
-            const auto parsed = value ? java_seconds(*value) : std::optional<double>(0);
-            if (!parsed) return std::nullopt;
-            seconds = *parsed;
-        } else if (unit) {
-            const auto parsed = number();
-            if (!parsed) return std::nullopt;
-            *unit = *parsed;
-        }
+        // The units IntervalStyle postgres writes (PGInterval would skip others: not PostgreSQL's text).
+        std::int32_t* unit = token == "year" || token == "years"  ? &parts.years
+                             : token == "mon" || token == "mons" ? &parts.months
+                             : token == "day" || token == "days" ? &parts.days
+                                                                 : nullptr;
+        const auto parsed = number();
+        if (!unit || !value || !parsed) return std::nullopt;
+        *unit = *parsed;
+        value.reset();
     }
+    if (value) return std::nullopt;  // a number without its unit
     // PGInterval.setSeconds: rounded to microseconds, split into whole seconds (an int) and the rest.
     const double scaled = std::floor(seconds * 1e6 + 0.5);  // Math.round
     const std::int64_t total = java_long(scaled);

@@ -8,6 +8,7 @@
 #include "outbox/connect/connect_json.hpp"
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_struct_text.hpp"
+#include "outbox/connect/hstore_value.hpp"
 #include "outbox/connect/timestamp_text.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
@@ -65,7 +66,8 @@ struct EventRouter::Row {
     std::optional<std::string_view> payload;
     std::optional<std::string_view> id;
     const config::ValueModes* modes = nullptr;
-    mutable std::string bytea_placeholder;  // the placeholder as bytea's hex text output
+    mutable std::string bytea_placeholder;   // the placeholder as bytea's hex text output
+    mutable std::string hstore_placeholder;  // Debezium's placeholder map as hstore text output
 
     std::string where() const {
         return table.description + ", transaction committing at LSN " + format_lsn(txn.commit_lsn);
@@ -101,6 +103,11 @@ struct EventRouter::Row {
     // text; bytes the text's bytes, and the Base64 modes null (its converter finds no byte[]).
     std::optional<std::string_view> unavailable(const BoundColumn& column) const {
         const std::string& placeholder = modes->unavailable_placeholder;
+        // hstore: Debezium's placeholder map, {placeholder: placeholder}, as hstore text.
+        if (column.column_type().name == "hstore") {
+            if (hstore_placeholder.empty()) hstore_placeholder = hstore_text(placeholder, placeholder);
+            return hstore_placeholder;
+        }
         if (column.type == ValueType::text || column.type == ValueType::json) return placeholder;
         if (column.type == ValueType::bytea && modes->binary == config::BinaryHandlingMode::bytes) {
             if (bytea_placeholder.empty()) {
@@ -442,7 +449,7 @@ std::optional<std::string_view> EventRouter::avro_value(const Row& row, const st
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
-    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt, &format_.modes, {}};
+    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt, &format_.modes, {}, {}};
     OutboxRecord record;
     const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
     row.key = converted(row, table.key, kKeyOption, key_scratch_);

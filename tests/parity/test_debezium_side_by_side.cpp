@@ -53,7 +53,8 @@ bool context_headers(Connector c) { return c == Connector::string || c == Connec
 std::vector<std::pair<std::string, std::string>> column_modes(Connector c) {
     if (c == Connector::string_modes)
         return {{"time.precision.mode", "connect"}, {"decimal.handling.mode", "double"},
-                {"binary.handling.mode", "base64"}};
+                {"binary.handling.mode", "base64"}, {"interval.handling.mode", "string"},
+                {"hstore.handling.mode", "map"}};
     if (c == Connector::json_modes)
         return {{"time.precision.mode", "isostring"}, {"decimal.handling.mode", "string"},
                 {"binary.handling.mode", "base64-url-safe"}};
@@ -169,6 +170,7 @@ Case types_case(const std::string& name, Connector connector) {
 }
 
 #include "side_by_side_array_domain_cases.hpp"
+#include "side_by_side_scalar_cases.hpp"
 
 const std::vector<Case>& cases() {
     static const std::vector<Case> all = [] {
@@ -656,6 +658,7 @@ const std::vector<Case>& cases() {
          {{"sbs.cloud_events_schemas_payload", 1}}},
     };
     for (auto& c : array_domain_cases()) list.push_back(std::move(c));
+    for (auto& c : scalar_cases()) list.push_back(std::move(c));
     return list;
     }();
     return all;
@@ -819,6 +822,7 @@ struct SideBySide {
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> written;  // case → first txn start, last commit
 
     SideBySide() {
+        sql.exec("CREATE EXTENSION hstore; CREATE EXTENSION citext; CREATE EXTENSION ltree");
         for (const auto& c : cases())
             sql.exec("CREATE SCHEMA " + c.name + "; " + c.setup + "CREATE TABLE " + c.name + ".outbox (" + c.columns + ")");
         debezium = std::make_unique<DebeziumConnect>(DebeziumConnectSpec{

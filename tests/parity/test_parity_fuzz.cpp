@@ -73,6 +73,7 @@ struct Run {
             cases.push_back(generate_case(s, connectors[static_cast<std::size_t>(k)], rows));
             connector_of.push_back(k);
         }
+        sql.exec("CREATE EXTENSION hstore; CREATE EXTENSION citext; CREATE EXTENSION ltree");
         for (const auto& c : cases)
             sql.exec("CREATE SCHEMA " + c.schema + "; " + c.setup + "CREATE TABLE " + c.schema + ".outbox (" + c.columns + ")");
 

@@ -131,6 +131,31 @@ std::string random_uuid(Rng& rng) {
     return text;
 }
 
+std::string random_bits(Rng& rng, int length) {
+    std::string bits;
+    for (int i = 0; i < length; ++i) bits += chance(rng, 0.5) ? '1' : '0';
+    return bits;
+}
+
+// An hstore key or value in hstore's input syntax: double quotes, '"' and '\' escaped.
+std::string hstore_quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+// A value of an extension type that is stored out of line (over 2 kB, STORAGE EXTERNAL); empty
+// for the other types.
+std::string toast_literal(const std::string& sql) {
+    if (sql == "hstore") return "hstore('big', repeat('h', 3000))";
+    if (sql == "citext") return "repeat('C', 3000)::citext";
+    if (sql == "ltree") return "array_to_string(array_fill('l'::text, ARRAY[1500]), '.')::ltree";
+    return "";
+}
+
 // A column type and its values, as SQL literals, fitting the connector's modes.
 struct ColumnType {
     std::string sql;
@@ -225,7 +250,11 @@ const std::vector<ColumnType>& column_types() {
          }, false},
         {"interval", [](Rng& r, const FuzzConnector&) {
              return quoted(pick(r, std::vector<std::string>{"1 year 2 mons 3 days 04:05:06.78", "-1 days -02:00:00", "0",
-                                                            std::to_string(uniform(r, -500, 500)) + " days " + random_time(r)}));
+                                                            std::to_string(uniform(r, -500, 500)) + " days " + random_time(r),
+                                                            "-178000000 years", "00:00:00.000001", "-00:00:00.0005",
+                                                            "-1 years -2 mons +3 days -04:05:06.5",
+                                                            std::to_string(uniform(r, -99, 99)) + " mons " +
+                                                                std::to_string(uniform(r, -99, 99)) + ":00:01.5"}));
          }, false},
         {"bytea", [](Rng& r, const FuzzConnector&) {
              std::string hex = "'\\x";
@@ -238,6 +267,39 @@ const std::vector<ColumnType>& column_types() {
              return hex + "'";
          }, false},
         {"jsonb", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_json(r, 2)); }, false},
+        // Issue 37's scalars. bit(n > 1), varbit and point are no keys (Java prints a byte[]'s
+        // identity under StringConverter); hstore, citext and ltree are the extensions'.
+        {"money", [](Rng& r, const FuzzConnector&) {
+             return quoted(pick(r, std::vector<std::string>{"0", "12.34", "-0.05", "92233720368547758.07",
+                                                            "-92233720368547758.08", "1000000",
+                                                            std::to_string(uniform(r, -99999, 99999)) + "." +
+                                                                std::to_string(uniform(r, 0, 99))}));
+         }},
+        {"bit(1)", [](Rng& r, const FuzzConnector&) { return quoted(chance(r, 0.5) ? "1" : "0"); }},
+        {"bit(12)", [](Rng& r, const FuzzConnector&) { return quoted(random_bits(r, 12)); }, false},
+        {"varbit", [](Rng& r, const FuzzConnector&) { return quoted(random_bits(r, uniform(r, 0, 40))); }, false},
+        {"varbit(1)", [](Rng& r, const FuzzConnector&) { return quoted(chance(r, 0.5) ? "1" : "0"); }},
+        {"point", [](Rng& r, const FuzzConnector&) {
+             const std::vector<std::string> coordinates = {"0", "-0", "1.5", "-2", "1e300", "-1e-300", "NaN", "Infinity",
+                                                           "0.1", std::to_string(uniform(r, -1000, 1000)) + ".25"};
+             return quoted("(" + pick(r, coordinates) + "," + pick(r, coordinates) + ")");
+         }, false},
+        {"hstore", [](Rng& r, const FuzzConnector&) {
+             std::string text;
+             const int n = uniform(r, 0, 16);
+             for (int i = 0; i < n; ++i)
+                 text += std::string(i ? ", " : "") + hstore_quoted(random_text(r, 3)) + "=>" +
+                         (chance(r, 0.2) ? std::string("NULL") : hstore_quoted(random_text(r, 3)));
+             return dollar_quoted(text) + "::hstore";
+         }},
+        {"citext", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_text(r, 5)); }},
+        {"ltree", [](Rng& r, const FuzzConnector&) {
+             static const std::vector<std::string> labels = {"a", "Top", "x_1", "Science", "Z9", "b"};
+             std::string path;
+             const int n = uniform(r, 0, 4);
+             for (int i = 0; i < n; ++i) path += (i ? "." : "") + pick(r, labels);
+             return quoted(path);
+         }},
     };
     return types;
 }
@@ -326,6 +388,8 @@ std::map<std::string, std::string> FuzzConnector::connect_properties() const {
         {"header.converter", header_converter}, {"time.precision.mode", time_mode},
         {"decimal.handling.mode", decimal_mode}, {"binary.handling.mode", binary_mode},
         {"extended.headers.enabled", context_headers ? "true" : "false"},
+        {"interval.handling.mode", interval_mode}, {"hstore.handling.mode", hstore_mode},
+        {"money.fraction.digits", std::to_string(money_fraction_digits)},
         // A record Debezium's task fails on is skipped (and reported missing), not the end of the run.
         {"errors.tolerance", "all"}};
     if (key_converter == kJson) p["key.converter.schemas.enable"] = key_schemas ? "true" : "false";
@@ -344,6 +408,8 @@ std::string FuzzConnector::router_yaml() const {
         yaml += std::string("header.converter.schemas.enable: ") + (header_schemas ? "true" : "false") + "\n";
     yaml += "time.precision.mode: " + time_mode + "\ndecimal.handling.mode: " + decimal_mode +
             "\nbinary.handling.mode: " + binary_mode + "\ntopic.prefix: " + name + "\n";
+    yaml += "interval.handling.mode: " + interval_mode + "\nhstore.handling.mode: " + hstore_mode +
+            "\nmoney.fraction.digits: " + std::to_string(money_fraction_digits) + "\n";
     yaml += std::string("extended.headers.enabled: ") + (context_headers ? "true" : "false") + "\n";
     yaml += "errors.tolerance: all\n";
     return yaml;
@@ -353,7 +419,8 @@ std::string FuzzConnector::describe() const {
     const auto short_name = [](const std::string& c) { return c.substr(c.rfind('.') + 1); };
     return name + ": key " + short_name(key_converter) + (key_schemas ? "+schemas" : "") + ", value " +
            short_name(value_converter) + (value_schemas ? "+schemas" : "") + ", headers " + short_name(header_converter) +
-           (header_schemas ? "+schemas" : "") + ", " + time_mode + "/" + decimal_mode + "/" + binary_mode +
+           (header_schemas ? "+schemas" : "") + ", " + time_mode + "/" + decimal_mode + "/" + binary_mode + "/" +
+           interval_mode + "/hstore " + hstore_mode + "/money " + std::to_string(money_fraction_digits) +
            (context_headers ? ", context headers" : "");
 }
 
@@ -395,6 +462,9 @@ FuzzConnector generate_connector(std::uint64_t seed, const std::string& name) {
     c.decimal_mode = pick(rng, std::vector<std::string>{"precise", "double", "string"});
     c.binary_mode = pick(rng, std::vector<std::string>{"bytes", "base64", "base64-url-safe", "hex"});
     c.context_headers = chance(rng, 0.5);
+    c.interval_mode = pick(rng, std::vector<std::string>{"numeric", "string"});
+    c.hstore_mode = pick(rng, std::vector<std::string>{"json", "map"});
+    c.money_fraction_digits = pick(rng, std::vector<int>{2, 0, 3});
     return c;
 }
 
@@ -467,7 +537,9 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     std::vector<std::string> key_candidates;
     for (const auto& e : extras) {
         if (e.type->key && e.not_null) key_candidates.push_back(e.name);
-        const bool identity_text = string_values && (e.type->sql == "bytea" || e.type->sql == "numeric");
+        const bool identity_text = string_values && (e.type->sql == "bytea" || e.type->sql == "numeric" ||
+                                                     e.type->sql == "bit(12)" || e.type->sql == "varbit" ||
+                                                     e.type->sql == "point");
         const int where = uniform(rng, 0, 3);
         if (where == 1 || where == 3) place(e.name + ":header" + (chance(rng, 0.3) ? ":h_" + e.name : ""));
         if ((where == 2 || where == 3) && !identity_text) place(e.name + ":envelope" + (chance(rng, 0.3) ? ":e_" + e.name : ""));
@@ -526,7 +598,12 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         if (toasted && r == 0)
             payload = jsonb_payload ? "jsonb_build_object('big', repeat(md5('" + id + "'), 100))" : "repeat(md5('" + id + "'), 100)";
         std::string values = quoted(id) + ", 'x', " + dollar_quoted("k" + random_text(rng, 2)) + ", " + payload;
-        for (const auto& e : extras) values += ", " + (!e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector));
+        for (const auto& e : extras) {
+            std::string value = !e.not_null && chance(rng, 0.15) ? "NULL" : e.type->literal(rng, connector);
+            // The moved row's extension values out of line too: both write the placeholder.
+            if (toasted && r == 0 && !toast_literal(e.type->sql).empty()) value = toast_literal(e.type->sql);
+            values += ", " + value;
+        }
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
         for (const auto& [name, column] : derived)
             values += ", " + (name != derived_key && chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
@@ -538,8 +615,12 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
             statement.clear();
         }
     }
-    if (toasted)
-        fc.statements.insert(fc.statements.begin(), "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL");
+    if (toasted) {
+        std::string storage = "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL";
+        for (const auto& e : extras)
+            if (!toast_literal(e.type->sql).empty()) storage += ", ALTER COLUMN " + e.name + " SET STORAGE EXTERNAL";
+        fc.statements.insert(fc.statements.begin(), storage);
+    }
     // An UPDATE of the message.key.columns only (a table without a primary key takes none).
     if (!fc.key_columns.empty() && pk_updates && chance(keycols_rng, 0.5))
         fc.statements.push_back("UPDATE " + fc.schema + ".outbox SET aggregateid = aggregateid || 'u' WHERE id = " +

@@ -20,6 +20,8 @@ struct FuzzConnector {
     bool key_schemas = false, value_schemas = false, header_schemas = false;  // JsonConverter's schemas.enable
     std::string time_mode, decimal_mode, binary_mode;
     bool context_headers = false;  // extended.headers.enabled
+    std::string interval_mode = "numeric", hstore_mode = "json";  // interval.handling.mode, hstore.handling.mode
+    int money_fraction_digits = 2;
 
     std::map<std::string, std::string> connect_properties() const;  // converters, modes, headers
     std::string router_yaml() const;                                 // the same under the router's keys

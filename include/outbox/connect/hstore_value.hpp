@@ -26,8 +26,13 @@ HstorePairs java_hash_map_order(const HstorePairs& pairs);
 // java.lang.String.hashCode() of UTF-8 text, over its UTF-16 code units.
 std::int32_t java_string_hash(std::string_view utf8);
 
-// hstore.handling.mode json: the map as Jackson writes it ({"a":"1","b":null}).
+// hstore.handling.mode json: the map as Debezium's Jackson generator writes it to a String
+// ({"a":"1","b":null}; only quotes, backslashes and control characters escaped).
 std::string hstore_json(const HstorePairs& pairs);
+
+// hstore.handling.mode map as SimpleHeaderConverter writes a map (Kafka's Values): like JSON, but
+// strings escape only '"' and '\'.
+std::string hstore_header_text(const HstorePairs& pairs);
 
 // The hstore text of one pair (the unavailable-value placeholder Debezium puts in a map).
 std::string hstore_text(std::string_view key, std::string_view value);

@@ -19,7 +19,8 @@ struct IntervalParts {
     std::int32_t whole_seconds = 0;
     std::int32_t microseconds = 0;  // of the second, with the seconds' sign
 
-    // nullopt where PGInterval's parse fails (a number past an int, a malformed time).
+    // nullopt where PGInterval's parse fails (a number past an int, a malformed time) and for
+    // units IntervalStyle postgres does not write, which PGInterval would skip.
     static std::optional<IntervalParts> parse(std::string_view text);
 
     // PGInterval.getSeconds(): whole seconds plus the microseconds, as a double.
