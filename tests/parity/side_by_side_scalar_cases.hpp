@@ -17,9 +17,13 @@ const std::string kScalarColumns =
 
 const std::vector<std::string> kScalarColumnNames = {"m", "b1", "b16", "vb", "vb1", "pt", "iv", "h", "ct", "lt"};
 
-// Rows of every value shape, NULLs and the extremes PostgreSQL allows.
-std::vector<std::string> scalar_rows(const std::string& schema) {
+// Rows of every value shape, NULLs and the extremes PostgreSQL allows; the last row all NULL but
+// the key column (a NULL key lands on another partition under each producer's partitioner).
+std::vector<std::string> scalar_rows(const std::string& schema, const std::string& key) {
     const std::string insert = "INSERT INTO " + schema + ".outbox VALUES ";
+    const auto null_or_key = [&](const std::string& column, const std::string& value) {
+        return column == key ? value : std::string("NULL");
+    };
     return {insert + "('s1', 'x', 'k1', 'p', '$1,234.50', '1', '0000000100000010', '101', '1', '(1.5,-2)', "
                      "'1 year 2 mons 3 days 04:05:06.78', '\"a\"=>\"1\", \"b\"=>NULL, \"zz\"=>\"x\", \"a b\"=>\"q\\\"u\"', "
                      "'MiXeD Case', 'Top.Science.Astronomy', '((0,0),(1,1))', '{1,-1,0}', '[(0,0),(1,1)]', "
@@ -29,8 +33,9 @@ std::vector<std::string> scalar_rows(const std::string& schema) {
             insert + "('s3', 'x', 'k3', 'p', '0.05', '1', '1111111111111111', '1000000000000000000000000000000001', "
                      "NULL, '(-0,1e300)', '-178000000 years', '\"\"=>\"\", \"é😀\"=>\"\\\\\"', 'é', 'a.b_c.d1', NULL, "
                      "NULL, NULL, NULL, NULL, NULL)",
-            insert + "('s4', 'x', 'k4', 'p', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-                     "NULL, NULL, NULL, NULL)"};
+            insert + "('s4', 'x', 'k4', 'p', " + null_or_key("m", "'$0.01'") + ", NULL, NULL, NULL, NULL, " +
+                null_or_key("pt", "'(0,0)'") + ", NULL, " + null_or_key("h", "'\"k\"=>\"v\"'") +
+                ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"};
 }
 
 std::string scalar_placements(const std::vector<std::string>& placements, const std::vector<std::string>& columns) {
@@ -46,7 +51,7 @@ Case scalar_case(const std::string& name, Connector connector, const std::vector
         {"table.fields.additional.placement", scalar_placements(placements, columns)},
         {"route.topic.replacement", "sbs." + name}};
     if (!key.empty()) options.push_back({"table.field.event.key", key});
-    return {name, kScalarColumns, options, connector, scalar_rows(name), {{"sbs." + name, 4}}};
+    return {name, kScalarColumns, options, connector, scalar_rows(name, key), {{"sbs." + name, 4}}};
 }
 
 // An UPDATE of the primary key of a row whose hstore, citext and ltree values are stored out of
