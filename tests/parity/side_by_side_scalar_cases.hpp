@@ -55,11 +55,13 @@ Case scalar_case(const std::string& name, Connector connector, const std::vector
 }
 
 // An UPDATE of the primary key of a row whose hstore, citext and ltree values are stored out of
-// line and unchanged: Debezium's placeholder ({placeholder: placeholder} for hstore).
-Case scalar_toast_case(const std::string& name, Connector connector, const std::vector<std::string>& placements) {
+// line and unchanged: Debezium's placeholder ({placeholder: placeholder} for hstore), also as the key.
+Case scalar_toast_case(const std::string& name, Connector connector, const std::vector<std::string>& placements,
+                       const std::string& key) {
     return {name,
             "id text PRIMARY KEY, aggregatetype text, aggregateid text, payload text, h hstore, ct citext, lt ltree",
             {{"table.fields.additional.placement", scalar_placements(placements, {"h", "ct", "lt"})},
+             {"table.field.event.key", key},
              {"route.topic.replacement", "sbs." + name}},
             connector,
             {"ALTER TABLE " + name + ".outbox ALTER COLUMN h SET STORAGE EXTERNAL, ALTER COLUMN ct SET STORAGE "
@@ -83,9 +85,9 @@ std::vector<Case> scalar_cases() {
         // interval.handling.mode string and hstore.handling.mode map, decimal.handling.mode double.
         scalar_case("scalars_string_modes", Connector::string_modes, {"header"}, "h"),
         scalar_case("scalars_json_modes", Connector::json_modes, {"header", "envelope"}, "m"),
-        scalar_toast_case("scalars_toast", Connector::string, {"header"}),
-        scalar_toast_case("scalars_toast_map", Connector::string_modes, {"header"}),
-        scalar_toast_case("scalars_toast_json", Connector::json_schemas, {"header", "envelope"}),
+        scalar_toast_case("scalars_toast", Connector::string, {"header"}, "ct"),
+        scalar_toast_case("scalars_toast_map", Connector::string_modes, {"header"}, "h"),
+        scalar_toast_case("scalars_toast_json", Connector::json_schemas, {"header", "envelope"}, "lt"),
     };
 }
 
