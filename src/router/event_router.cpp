@@ -224,11 +224,12 @@ void EventRouter::append_payload_json(const Row& row, std::optional<std::string_
     }
 }
 
-// Whether ByteArrayConverter can write the column: only a bytea that Debezium keeps as bytes
-// (Connect fails on anything else).
+// Whether ByteArrayConverter can write the column: only a bytea that Debezium keeps as bytes, or
+// bits longer than one (Debezium's Bits byte[]); Connect fails on anything else.
 void EventRouter::require_bytes(const Row& row, const BoundColumn& column, std::string_view option,
                                 std::string_view converter) const {
     if (column.type == ValueType::bytea && format_.modes.binary == config::BinaryHandlingMode::bytes) return;
+    if (column.type == ValueType::bits && column.column_type().modifier != 1) return;
     throw row.invalid(column.name, option,
                       std::string(converter) + " ByteArrayConverter writes only bytes, and the value is " +
                           (column.type == ValueType::bytea ? "bytea written as text (binary.handling.mode)"

@@ -11,6 +11,8 @@
 #include "outbox/connect/hstore_value.hpp"
 #include "outbox/connect/interval_value.hpp"
 #include "outbox/connect/money_value.hpp"
+#include "outbox/config/placement_parser.hpp"
+#include "router_test_support.hpp"
 
 // money, bit and varbit, point and interval as Debezium's PostgreSQL connector writes them. The
 // expected texts are what Debezium 3.6's classes (PostgresMoney, PGInterval with MicroDuration
@@ -276,4 +278,30 @@ BOOST_AUTO_TEST_CASE(hstore_in_json_and_map_modes_citext_and_ltree) {
     BOOST_TEST(with_schema(extension("ltree"), "Top.Science") ==
                R"({"schema":{"type":"string","optional":true,"name":"io.debezium.data.Ltree","version":1},"payload":"Top.Science"})");
     BOOST_TEST(with_schema(extension("citext"), "MiXeD") == R"({"schema":{"type":"string","optional":true},"payload":"MiXeD"})");
+}
+
+BOOST_AUTO_TEST_CASE(a_row_with_these_types_is_routed_or_invalid_never_a_stop) {
+    using namespace outbox::router;
+    using namespace outbox::router::test;
+    // ByteArrayConverter writes Debezium's Bits byte[] as it is.
+    config::RecordFormat bytes;
+    bytes.value = config::Converter::bytes;
+    std::vector<pgoutput::RelationColumn> columns = {{0, "id", pg_oid::kText, -1},
+                                                     {0, "aggregatetype", pg_oid::kText, -1},
+                                                     {0, "aggregateid", pg_oid::kText, -1},
+                                                     {0, "payload", pg_oid::kVarbit, -1},
+                                                     {0, "amount", pg_oid::kMoney, -1}};
+    TableFixture fixture(columns, {}, bytes);
+    const auto record = fixture.route({text("b1"), text("x"), text("k"), text("0000000100000010"), text("$1.00")});
+    BOOST_TEST(hex(std::string(record.value.value())) == "0201");
+
+    // Money text Debezium cannot read is an invalid row, for errors.tolerance, naming the column.
+    config::OutboxSettings settings;
+    settings.additional_fields = config::parse_additional_placements("amount:header");
+    TableFixture placed(columns, settings, {});
+    const auto error = invalid_row([&] {
+        placed.route({text("b2"), text("x"), text("k"), text("1"), text("1.234,50 EUR")});
+    });
+    BOOST_TEST(contains(error.what(), "column \"amount\""), error.what());
+    BOOST_TEST(contains(error.what(), "is not money Debezium can read"), error.what());
 }
