@@ -11,6 +11,8 @@
 #include "outbox/connect/hstore_value.hpp"
 #include "outbox/connect/interval_value.hpp"
 #include "outbox/connect/money_value.hpp"
+#include "outbox/avro/avro_encoder.hpp"
+#include "outbox/avro/avro_schema.hpp"
 #include "outbox/config/placement_parser.hpp"
 #include "router_test_support.hpp"
 
@@ -304,4 +306,29 @@ BOOST_AUTO_TEST_CASE(a_row_with_these_types_is_routed_or_invalid_never_a_stop) {
     });
     BOOST_TEST(contains(error.what(), "column \"amount\""), error.what());
     BOOST_TEST(contains(error.what(), "is not money Debezium can read"), error.what());
+}
+
+BOOST_AUTO_TEST_CASE(the_typed_values_fit_their_schemas_for_avro) {
+    // AvroConverter writes the Connect data model: each value is encoded against its column schema.
+    auto map = modes();
+    map.hstore = config::HStoreHandlingMode::map;
+    const std::pair<ColumnType, std::string> values[] = {{kMoney, "$1,234.50"},
+                                                         {kPoint, "(1.5,-2)"},
+                                                         {kInterval, "1 year 2 mons"},
+                                                         {ColumnType{ValueType::bits, 16, pg_oid::kBit}, "0000000100000010"},
+                                                         {ColumnType{ValueType::bits, 1, pg_oid::kBit}, "1"},
+                                                         {extension("hstore"), R"("a"=>"1", "b"=>NULL)"}};
+    for (const auto& m : {modes(), modes(config::DecimalHandlingMode::as_double), map})
+        for (const auto& [type, text] : values) {
+            const Schema schema = column_schema(type, m, true, std::nullopt);
+            std::string out;
+            BOOST_CHECK_NO_THROW(avro::avro_schema_json(schema, {}));
+            BOOST_CHECK_NO_THROW(avro::append_avro_binary(out, schema, ConnectValueWriter(m).value(type, text)));
+            BOOST_TEST(!out.empty());
+        }
+    // The point's record: x and y doubles, wkb bytes, srid null (a union's index 0).
+    std::string point;
+    avro::append_avro_binary(point, column_schema(kPoint, modes(), false, std::nullopt),
+                             ConnectValueWriter(modes()).value(kPoint, "(1.5,-2)"));
+    BOOST_TEST(hex(point) == "000000000000f83f00000000000000c0" "022a0101000000000000000000f83f00000000000000c0" "00");
 }
