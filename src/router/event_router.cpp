@@ -658,9 +658,12 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             std::string as_json, scratch;
             values_.append_json(as_json, column.type, value.data);
             const auto text = values_.header_text(column.type, value.data, scratch);
-            // Values quotes Strings and bytes only: a precise decimal is a BigDecimal, a Number.
-            const bool big_decimal = column.type.kind == ValueType::numeric && column.type.numeric_has_scale() &&
-                                     format_.modes.decimal == config::DecimalHandlingMode::precise;
+            // Values quotes Strings and bytes only: a precise decimal (numeric with a scale, money) is
+            // a BigDecimal, a Number.
+            const bool big_decimal =
+                ((column.type.kind == ValueType::numeric && column.type.numeric_has_scale()) ||
+                 column.type.kind == ValueType::money) &&
+                format_.modes.decimal == config::DecimalHandlingMode::precise;
             if (as_json.empty() || as_json[0] != '"' || big_decimal) {
                 payload += text;
             } else {
