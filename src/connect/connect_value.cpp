@@ -273,7 +273,8 @@ ConnectValueWriter::Converted ConnectValueWriter::value_of(const ColumnType& typ
             } else if (modes_.decimal == DecimalHandlingMode::as_double) {
                 v.floating = decimal_as_double(money->plain_text()).value_or(0);
                 owned = java_double_text(v.floating);
-                v.kind = Kind::number;
+                // Past a double's range (never PostgreSQL's money, whose range is 64 bits): Infinity.
+                v.kind = std::isfinite(v.floating) ? Kind::number : Kind::non_finite;
                 v.text = owned;
             } else {
                 const DecimalNumber scaled = with_scale_half_up(*money, modes_.money_fraction_digits);

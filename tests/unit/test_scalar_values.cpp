@@ -126,6 +126,9 @@ BOOST_AUTO_TEST_CASE(money_in_each_decimal_handling_mode) {
     BOOST_TEST(string_text(kMoney, "$1.5", three) == "1.500");
     const auto as_double = modes(config::DecimalHandlingMode::as_double);
     BOOST_TEST(json(kMoney, "$92,233,720,368,547,758.07", as_double) == "9.223372036854776E16");
+    const std::string beyond = "$1" + std::string(400, '0');  // no money text, but as a double Infinity
+    BOOST_TEST(json(kMoney, beyond, as_double) == "\"Infinity\"");
+    BOOST_TEST(typed(kMoney, beyond, as_double) == json(kMoney, beyond, as_double));
     BOOST_TEST(with_schema(kMoney, "-$12.50", as_double) == R"({"schema":{"type":"double","optional":true},"payload":-12.5})");
     const auto as_string = modes(config::DecimalHandlingMode::as_string);
     BOOST_TEST(json(kMoney, "($12.50)", as_string) == "\"-12.50\"");
