@@ -14,6 +14,7 @@
 #include "parity_differences.hpp"
 #include "parity_generator.hpp"
 #include "pg_server.hpp"
+#include "random_draws.hpp"
 #include "router_process.hpp"
 
 using namespace outbox::test;
@@ -34,11 +35,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int kConnectors = 3;
-
-int env_int(const char* name, int fallback) {
-    const char* value = std::getenv(name);
-    return value && *value ? std::atoi(value) : fallback;
-}
 
 using Json = nlohmann::ordered_json;
 

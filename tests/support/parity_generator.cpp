@@ -8,17 +8,10 @@
 #include <functional>
 #include <limits>
 
+#include "random_draws.hpp"
+
 namespace outbox::test {
 namespace {
-
-using Rng = std::mt19937_64;
-
-int uniform(Rng& rng, int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); }
-bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
-template <typename T>
-const T& pick(Rng& rng, const std::vector<T>& items) {
-    return items[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(items.size()) - 1))];
-}
 
 const std::string kString = "org.apache.kafka.connect.storage.StringConverter";
 const std::string kJson = "org.apache.kafka.connect.json.JsonConverter";
