@@ -149,8 +149,20 @@ std::optional<std::uint32_t> supplementary_code_point(std::string_view text, std
 
 }  // namespace
 
+void append_json_escape(std::string& out, unsigned char c) {
+    switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: out += {'\\', 'u', '0', '0', kUpperHex[c >> 4], kUpperHex[c & 15]};
+    }
+}
+
 void append_json_string(std::string& out, std::string_view text) {
-    const auto& kHex = kUpperHex;
     out.push_back('"');
     std::size_t plain = 0;  // start of the run not yet copied
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -184,16 +196,7 @@ void append_json_string(std::string& out, std::string_view text) {
         }
         out.append(text, plain, i - plain);
         plain = i + 1;
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            default: out += {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        }
+        append_json_escape(out, c);
     }
     out.append(text, plain, text.size() - plain);
     out.push_back('"');

@@ -28,22 +28,11 @@ std::optional<std::string> quoted(std::string_view text, std::size_t& at) {
 // quotes, backslashes and control characters escaped, everything else as it is (characters past
 // the Basic Multilingual Plane too, unlike Connect's UTF-8 output).
 void append_writer_json_string(std::string& out, std::string_view text) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
     out += '"';
     for (const char c : text) {
         const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            default:
-                if (u < 0x20) out += {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 15]};
-                else out += c;
-        }
+        if (u < 0x20 || c == '"' || c == '\\') append_json_escape(out, u);
+        else out += c;
     }
     out += '"';
 }

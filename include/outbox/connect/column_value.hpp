@@ -71,6 +71,9 @@ bool decode_bytea(std::string_view text, std::string& out);
 
 void append_base64(std::string& out, std::string_view bytes);
 
+// A quote, a backslash or a control character as Jackson escapes it inside a JSON string.
+void append_json_escape(std::string& out, unsigned char c);
+
 // `text` as a JSON string literal (quotes included), escaped as Jackson (Kafka Connect's
 // JsonConverter) escapes it: quotes, backslashes and control characters, and characters outside
 // the Basic Multilingual Plane as UTF-16 surrogate escapes (U+1F600 is \uD83D\uDE00); other
