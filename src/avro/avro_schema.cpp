@@ -180,8 +180,10 @@ private:
         return name;
     }
 
-    void record(const Schema& schema) {
-        const FullName name = record_name(schema);
+    void record(const Schema& schema) { record_named(record_name(schema), schema, true); }
+
+    // A record's definition, or a reference to it once written; `with_properties`: its connect.* ones.
+    void record_named(const FullName& name, const Schema& schema, bool with_properties) {
         if (reference(name)) return;
         written_.insert(name.full());
         out_ += "{\"type\":\"record\"";
@@ -194,7 +196,7 @@ private:
         }
         out_ += ']';
         space_ = saved_space;
-        properties(schema);
+        if (with_properties) properties(schema);
         out_ += '}';
     }
 
@@ -246,7 +248,7 @@ private:
                     entry->name = std::string(kConnectNamespace) + ".MapEntry";
                     entry->fields = {{"key", schema.keys}, {"value", schema.values}};
                     out_ += "{\"type\":\"array\",\"items\":";
-                    record_without_properties(*entry);
+                    record_named(split(*entry->name), *entry, false);
                 }
                 properties(schema);
                 out_ += '}';
@@ -267,22 +269,6 @@ private:
             return;
         }
         out_ += '}';
-    }
-
-    void record_without_properties(const Schema& schema) {
-        const FullName name = split(*schema.name);
-        if (reference(name)) return;
-        written_.insert(name.full());
-        out_ += "{\"type\":\"record\"";
-        write_name(name);
-        const auto saved_space = std::exchange(space_, name.space);
-        out_ += ",\"fields\":[";
-        for (std::size_t i = 0; i < schema.fields.size(); ++i) {
-            if (i > 0) out_ += ',';
-            field(schema.fields[i]);
-        }
-        out_ += "]}";
-        space_ = saved_space;
     }
 
     void property(const char* key) {

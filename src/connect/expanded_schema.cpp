@@ -206,15 +206,7 @@ void append_expanded_value(std::string& out, const ExpandedSchema& schema, const
     switch (value.type()) {
         case OrderedJson::value_t::null: out += "null"; return;
         case OrderedJson::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); return;
-        case OrderedJson::value_t::number_float: {
-            // Jackson quotes what is not a JSON number (QUOTE_NON_NUMERIC_NUMBERS).
-            const double number = value.get<double>();
-            const bool finite = std::isfinite(number);
-            if (!finite) out += '"';
-            out += java_double_text(number);
-            if (!finite) out += '"';
-            return;
-        }
+        case OrderedJson::value_t::number_float: append_jackson_double(out, value.get<double>()); return;
         case OrderedJson::value_t::array: {
             out += '[';
             bool first = true;

@@ -165,4 +165,11 @@ std::string connect_header_date_text(std::int64_t epoch_ms) {
     return date + "T" + time;
 }
 
+void append_jackson_double(std::string& out, double value) {
+    const bool finite = std::isfinite(value);
+    if (!finite) out += '"';
+    out += java_double_text(value);
+    if (!finite) out += '"';
+}
+
 }  // namespace outbox::connect

@@ -141,15 +141,7 @@ void write_json(std::string& out, const Json& value) {
             return;
         }
         case Json::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); return;
-        case Json::value_t::number_float: {
-            // Jackson quotes what is not a JSON number (QUOTE_NON_NUMERIC_NUMBERS).
-            const double number = value.get<double>();
-            const bool finite = std::isfinite(number);
-            if (!finite) out += '"';
-            out += java_double_text(number);
-            if (!finite) out += '"';
-            return;
-        }
+        case Json::value_t::number_float: append_jackson_double(out, value.get<double>()); return;
         default: out += value.dump(); return;
     }
 }

@@ -12,6 +12,9 @@ namespace outbox::connect {
 // Double.toString and Float.toString as Java 19 and later write them (the shortest digits that
 // read back as the same value): "12.5", "1.0E20", "1.0E-4", "NaN", "-Infinity".
 std::string java_double_text(double value);
+// A double as Jackson writes it in JSON: Java's text, quoted where it is no JSON number
+// (NaN, infinities: QUOTE_NON_NUMERIC_NUMBERS).
+void append_jackson_double(std::string& out, double value);
 std::string java_float_text(float value);
 
 // java.time's ISO-8601 forms of an instant in UTC (microseconds since 1970): the date, then
