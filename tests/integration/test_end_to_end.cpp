@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "delivery_tally.hpp"
 #include "harness.hpp"
 
 using namespace outbox::test;
@@ -175,6 +176,8 @@ BOOST_AUTO_TEST_CASE(a_commit_right_after_a_non_transactional_message_is_publish
     }
     BOOST_TEST(adjacent > 0);
     BOOST_TEST(sequences_in(topic, kRows, 60s).size() == static_cast<std::size_t>(kRows));
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), topic, kRows), kRows);
+    BOOST_TEST(tally.duplicates == 0u, tally);  // no crash, no producer replaced: each event once
     BOOST_TEST(contains(router.output(), "it is not transactional"));
     BOOST_TEST(router.stop(SIGTERM) == 0);
 }

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "delivery_tally.hpp"
 #include "harness.hpp"
 
 // `outbox-router replay` against real PostgreSQL and a real broker: a range larger than
@@ -147,6 +148,11 @@ BOOST_AUTO_TEST_CASE(a_range_larger_than_librdkafkas_queue_is_replayed_whole_acr
     BOOST_TEST(!contains(output + small_output, "Queue full"), output << small_output);
     BOOST_TEST(sequences_in("large.events", kRows).size() == static_cast<std::size_t>(kRows));
     BOOST_TEST(sequences_in("smallqueue.events", kSmallQueueRows).size() == static_cast<std::size_t>(kSmallQueueRows));
+    // The producer is idempotent: waiting out the paused broker writes no event twice.
+    const auto large = tally_deliveries(read_topic(kafka_servers(), "large.events", kRows), kRows);
+    BOOST_TEST(large.duplicates == 0u, large);
+    const auto small_tally = tally_deliveries(read_topic(kafka_servers(), "smallqueue.events", kSmallQueueRows), kSmallQueueRows);
+    BOOST_TEST(small_tally.duplicates == 0u, small_tally);
 }
 
 // A transactional producer refuses records outside a transaction ("Erroneous state"), and the
@@ -160,6 +166,8 @@ BOOST_AUTO_TEST_CASE(a_configured_transactional_id_is_left_out_of_replays_produc
     BOOST_TEST(replay(config, std::string("--ids ") + kEveryId, output) == 0, output);
     BOOST_TEST(contains(output, "replayed 10 rows, 10 records acknowledged by Kafka"), output);
     BOOST_TEST(sequences_in("txnid.events", 10).size() == 10u);
+    const auto tally = tally_deliveries(read_topic(kafka_servers(), "txnid.events", 10), 10);
+    BOOST_TEST(tally.duplicates == 0u, tally);
 }
 
 // Replay binds the table as the stream does: a domain resolves to its base type and an array to
