@@ -71,10 +71,9 @@ Pipeline::Pipeline(const config::Config& config, const std::string& bootstrap_se
                                                                          const config::TableName& table) {
         return read_type_catalog(conninfo, relid, table);
     });
-    if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
-        core_.router().set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
-            return read_column_catalog(conninfo, relid, table);
-        });
+    core_.router().set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
+        return read_column_catalog(conninfo, relid, table);
+    });
     // /readyz asks the current producer for metadata from the HTTP thread (librdkafka handles are
     // thread-safe); registering waits for a running probe, so the previous producer can then go.
     core_.on_producer_change([this](kafka::KafkaProducer* producer) {

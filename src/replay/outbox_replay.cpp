@@ -100,10 +100,9 @@ ReplayResult replay(const config::Config& config, const ReplayRange& range,
     router.set_type_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
         return pipeline::read_type_catalog(conninfo, relid, table);
     });
-    if (config.format.key_schemas || config.format.value_schemas || config.format.header_schemas)
-        router.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
-            return pipeline::read_column_catalog(conninfo, relid, table);
-        });
+    router.set_catalog([&conninfo = config.postgres.conninfo](std::uint32_t relid, const config::TableName& table) {
+        return pipeline::read_column_catalog(conninfo, relid, table);
+    });
     ReplayPublisher publisher(config, stopping, note);
 
     // One snapshot for every table; the cursors need a transaction anyway. It stays idle between

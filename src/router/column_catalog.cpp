@@ -73,18 +73,26 @@ std::optional<std::string> placeholder(const ColumnType& type) {
 
 }  // namespace
 
-std::optional<Value> default_value(const ColumnType& type, const std::string& expression,
-                                  const ConnectValueWriter& values) {
+std::optional<std::string> default_text(const ColumnType& type, const std::string& expression,
+                                        const ConnectValueWriter& values) {
     if (expression.starts_with("NULL")) return std::nullopt;
     std::optional<std::string> text = literal_of(expression);
     if (!text && is_function_call(expression)) text = placeholder(type);
     if (!text) return std::nullopt;
     if (type.kind == ValueType::boolean) *text = *text == "true" ? "t" : *text == "false" ? "f" : *text;
     try {
-        return values.value(type, *text);
+        values.value(type, *text);
     } catch (const ValueError&) {
         return std::nullopt;  // Debezium warns and leaves the default out
     }
+    return text;
+}
+
+std::optional<Value> default_value(const ColumnType& type, const std::string& expression,
+                                  const ConnectValueWriter& values) {
+    const auto text = default_text(type, expression, values);
+    if (!text) return std::nullopt;
+    return values.value(type, *text);
 }
 
 void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& catalog, const ConnectValueWriter& values) {
@@ -103,13 +111,17 @@ void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& cata
         if (*optional) describe(**optional);
     for (auto& additional : table.additional)
         if (additional) describe(*additional);
-    // The key struct's field schemas carry their optionality and defaults too.
+    // The key struct's field schemas carry their optionality and defaults too, and a NOT NULL
+    // key column an old key lacks is written as its default or its type's fallback.
     for (auto& key : table.key_columns)
         for (const auto& entry : catalog) {
             if (entry.name != key.name) continue;
             key.optional = !entry.not_null;
-            if (entry.default_expression && !entry.domain_or_array)
-                key.default_value = default_value(key.type, *entry.default_expression, values);
+            const auto text = entry.default_expression && !entry.domain_or_array
+                                  ? default_text(key.type, *entry.default_expression, values)
+                                  : std::nullopt;
+            if (text) key.default_value = values.value(key.type, *text);
+            if (entry.not_null) key.when_absent = text ? NotNullFallback{key.type, *text} : not_null_fallback(key.type, values.modes());
         }
 }
 

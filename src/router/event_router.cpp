@@ -650,19 +650,24 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
         append_json_string(payload, column.name);
         payload += ':';
         const auto& value = column.index < old_key.size() ? old_key[column.index] : pgoutput::ColumnValue{};
-        if (value.kind != pgoutput::ValueKind::text) {
+        // A NOT NULL column the old key lacks: Debezium's default or fallback (column_catalog.hpp).
+        const bool present = value.kind == pgoutput::ValueKind::text;
+        const ColumnType& type = present || !column.when_absent ? column.type : column.when_absent->type;
+        const std::string_view data = present ? value.data
+                                      : column.when_absent ? std::string_view(column.when_absent->text)
+                                                           : std::string_view();
+        if (!present && !column.when_absent) {
             payload += "null";
         } else if (json) {
-            values_.append_json(payload, column.type, value.data);
+            values_.append_json(payload, type, data);
         } else {
             std::string as_json, scratch;
-            values_.append_json(as_json, column.type, value.data);
-            const auto text = values_.header_text(column.type, value.data, scratch);
+            values_.append_json(as_json, type, data);
+            const auto text = values_.header_text(type, data, scratch);
             // Values quotes Strings and bytes only: a precise decimal (numeric with a scale, money) is
             // a BigDecimal, a Number.
             const bool big_decimal =
-                ((column.type.kind == ValueType::numeric && column.type.numeric_has_scale()) ||
-                 column.type.kind == ValueType::money) &&
+                ((type.kind == ValueType::numeric && type.numeric_has_scale()) || type.kind == ValueType::money) &&
                 format_.modes.decimal == config::DecimalHandlingMode::precise;
             if (as_json.empty() || as_json[0] != '"' || big_decimal) {
                 payload += text;

@@ -65,6 +65,20 @@ struct OutboxRouter::Impl {
         return shared;
     }
 
+    bool converted_differ(const NotNullFallback& before, const ColumnType& type, std::string_view after) const {
+        // Under binary.handling.mode bytes the fallback is a byte[] and a value a ByteBuffer, which
+        // Struct.equals never finds equal.
+        if (type.kind == ValueType::bytea && values.modes().binary == config::BinaryHandlingMode::bytes) return true;
+        std::string a, b;
+        try {
+            values.append_json(a, before.type, before.text);
+            values.append_json(b, type, after);
+        } catch (const ValueError&) {
+            return true;
+        }
+        return a != b;
+    }
+
     OutboxTable* message_source(std::string_view prefix) {
         const auto found = std::find_if(messages.begin(), messages.end(),
                                         [&](const OutboxTable& source) { return source.name.name == prefix; });
@@ -77,7 +91,7 @@ struct OutboxRouter::Impl {
     std::vector<std::pair<config::TableName, std::unique_ptr<EventRouter>>> overrides;
     std::vector<OutboxTable> messages;  // one per watched prefix, re-bound for every message
     MessageRow message_row;
-    ColumnCatalog catalog;  // set where JsonConverter writes schemas
+    ColumnCatalog catalog;
     TypeCatalog type_catalog;
     ConnectValueWriter values{config.format.modes};  // for the catalog's defaults
 };
@@ -96,7 +110,10 @@ std::shared_ptr<const BoundTable> OutboxRouter::bind(const pgoutput::Relation& r
                                      ? PgTypeResolver()
                                      : PgTypeResolver(impl_->type_catalog(relation.relid, name));
     OutboxTable table = bind_outbox_table(name, relation, router.settings(), types);
-    if (impl_->catalog) describe_columns(table, impl_->catalog(relation.relid, name), impl_->values);
+    const auto& format = impl_->config.format;
+    const bool schemas = format.key_schemas || format.value_schemas || format.header_schemas;
+    if (impl_->catalog && (schemas || table.custom_key))
+        describe_columns(table, impl_->catalog(relation.relid, name), impl_->values);
     return std::make_shared<BoundOutboxTable>(std::move(table), router);
 }
 
@@ -136,6 +153,11 @@ bool OutboxRouter::changes_key(const BoundTable& table, const pgoutput::Update& 
         const auto& before = update.old_tuple[column.index];
         const auto& after = update.new_tuple[column.index];
         if (after.kind == pgoutput::ValueKind::unchanged_toast) continue;
+        if (before.kind != pgoutput::ValueKind::text && column.when_absent && after.kind == pgoutput::ValueKind::text) {
+            // Debezium compares the old key's fallback (or default) with the new value, as values.
+            if (impl_->converted_differ(*column.when_absent, column.type, after.data)) return true;
+            continue;
+        }
         if (before.kind != after.kind || before.data != after.data) return true;
     }
     return false;

@@ -75,6 +75,7 @@ struct Case {
     // of timestamp_column's equality or the commit-time rule.
     std::function<void(const ConsumedRecord&, const ConsumedRecord&, std::int64_t)> timestamps = {};
     std::string setup = {};  // SQL run in the case's schema before its table is created (domains)
+    std::string key_columns = {};  // message.key.columns for its table (a connector option)
 };
 
 // JsonConverter (schemas.enable=false) writes a string as a JSON string literal.
@@ -171,6 +172,7 @@ Case types_case(const std::string& name, Connector connector) {
 
 #include "side_by_side_array_domain_cases.hpp"
 #include "side_by_side_scalar_cases.hpp"
+#include "side_by_side_key_column_cases.hpp"
 
 const std::vector<Case>& cases() {
     static const std::vector<Case> all = [] {
@@ -600,7 +602,8 @@ const std::vector<Case>& cases() {
          {"INSERT INTO keycols.outbox VALUES ('c1', 'x', 'k1', 'p')",
           "UPDATE keycols.outbox SET id = 'c2' WHERE id = 'c1'",
           "UPDATE keycols.outbox SET aggregateid = 'k2'"},
-         {{"sbs.keycols", 2}}},
+         {{"sbs.keycols", 2}},
+         false, {}, {}, {}, "aggregateid"},
         // RegexRouter's replaceFirst replaces the first match from the start (here the shorter
         // alternative) and keeps the rest.
         {"routing_first", kBase,
@@ -659,6 +662,7 @@ const std::vector<Case>& cases() {
     };
     for (auto& c : array_domain_cases()) list.push_back(std::move(c));
     for (auto& c : scalar_cases()) list.push_back(std::move(c));
+    for (auto& c : key_column_cases()) list.push_back(std::move(c));
     return list;
     }();
     return all;
@@ -689,6 +693,15 @@ std::string topic_prefix(Connector c) {
     return "dbz." + prefix;
 }
 
+// message.key.columns of a connector's cases: `<schema>.outbox:<columns>;...`.
+std::string message_key_columns(Connector connector) {
+    std::string list;
+    for (const auto& c : cases())
+        if (c.connector == connector && !c.key_columns.empty())
+            list += (list.empty() ? "" : ";") + c.name + ".outbox:" + c.key_columns;
+    return list;
+}
+
 // One connector per kind, each with an EventRouter per case, chosen by a predicate on the
 // connector's raw topic <topic.prefix>.<schema>.<table>.
 std::map<std::string, std::string> connector(Connector connector, const std::string& database) {
@@ -703,8 +716,9 @@ std::map<std::string, std::string> connector(Connector connector, const std::str
         properties["value.converter"] = "org.apache.kafka.connect.json.JsonConverter";
         properties["value.converter.schemas.enable"] = schemas(connector) ? "true" : "false";
     }
-    // The keycols case's record key (its old key header, which UPDATEs change it).
-    if (connector == Connector::string) properties["message.key.columns"] = "keycols.outbox:aggregateid";
+    // The record keys of the cases that name them (their old key headers, which UPDATEs change).
+    if (const auto key_columns = message_key_columns(connector); !key_columns.empty())
+        properties["message.key.columns"] = key_columns;
     if (connector == Connector::bytes) {
         properties["value.converter"] = "io.debezium.converters.BinaryDataConverter";
         // Its message events are structs, which BinaryDataConverter cannot write.
@@ -789,11 +803,11 @@ std::string router_outbox(Connector connector) {
         overrides += "    " + c.name + ".outbox:\n";
         for (const auto& [option, value] : c.options) overrides += "      " + option + ": " + yaml_quote(value) + "\n";
     }
-    return std::string("outbox:\n") +
-           (connector == Connector::string
-                ? "  message.prefix.include.list: sbs\n  message.key.columns: 'keycols.outbox:aggregateid'\n"
-                : "") +
-           "  table.overrides:\n" + overrides;
+    std::string outbox = "outbox:\n";
+    if (connector == Connector::string) outbox += "  message.prefix.include.list: sbs\n";
+    if (const auto key_columns = message_key_columns(connector); !key_columns.empty())
+        outbox += "  message.key.columns: " + yaml_quote(key_columns) + "\n";
+    return outbox + "  table.overrides:\n" + overrides;
 }
 
 // The router's configuration for one connector, with a slot and publication of its own.
@@ -867,7 +881,8 @@ SideBySide& side_by_side() {
 std::vector<ConsumedRecord> read_all(const std::string& topic, std::size_t count) {
     auto found = read_topic(kafka_servers(), topic, count, 60s);
     BOOST_TEST(found.size() == count,
-               "topic " << topic << (found.size() == count ? "" : "\n" + side_by_side().debezium->log_tail()));
+               "topic " << topic << ": " << found.size() << " records"
+                        << (found.size() == count ? "" : "\n" + side_by_side().debezium->log_tail()));
     return found;
 }
 

@@ -510,15 +510,23 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
     const bool toasted = pk_updates && chance(toast_rng, 0.5);
     // message.key.columns (drawn apart, as above): the record key of the table, which a
     // primary-key UPDATE's __debezium.oldkey carries; an UPDATE of only those columns sends no
-    // old key, so both drop it as an update. A NOT NULL key column outside the primary key is
-    // null in the old key, where Debezium writes its type's fallback (documented): the column
-    // is nullable then.
+    // old key, so both drop it as an update. A key column outside the primary key is absent from
+    // the old key: null when nullable, else its default or its type's fallback. aggregateid
+    // (nullable, NOT NULL, or NOT NULL with a default) never holds its fallback or default, so
+    // the primary-key UPDATE always changes the key; a NOT NULL extra column of any type may join it.
     Rng keycols_rng(static_cast<std::uint64_t>(seed) * 5003 + 13);
-    if (chance(keycols_rng, 0.3))
+    std::string aggregateid_constraint = " NOT NULL";
+    if (chance(keycols_rng, 0.3)) {
         fc.key_columns = pick(keycols_rng, std::vector<std::string>{"aggregateid", "id,aggregateid", "aggregateid,id"});
+        aggregateid_constraint = pick(keycols_rng, std::vector<std::string>{"", " NOT NULL", " NOT NULL DEFAULT 'dflt'"});
+        std::vector<std::string> not_null_extras;
+        for (const auto& e : extras)
+            if (e.not_null && e.type->key) not_null_extras.push_back(e.name);
+        if (!not_null_extras.empty() && chance(keycols_rng, 0.7)) fc.key_columns += "," + pick(keycols_rng, not_null_extras);
+    }
     fc.columns = std::string("id ") + (uuid_id ? "uuid" : bigint_id ? "bigint" : "text") +
                  (pk_updates && !second_key ? " PRIMARY KEY" : " NOT NULL") + ", aggregatetype text NOT NULL, aggregateid text" +
-                 (fc.key_columns.empty() ? " NOT NULL" : "") + ", payload " + (jsonb_payload ? "jsonb" : "text");
+                 aggregateid_constraint + ", payload " + (jsonb_payload ? "jsonb" : "text");
     for (const auto& e : extras) fc.columns += ", " + e.name + " " + e.type->sql + (e.not_null ? " NOT NULL" : "");
     if (shard) fc.columns += ", shard integer";
     // Arrays and domains, drawn apart so that the other draws stay as they were.

@@ -27,8 +27,8 @@ struct CatalogColumn {
 };
 
 // Reads a table's columns from the catalog by the RELATION's relid (the name is for messages);
-// set by the pipeline where JsonConverter writes schemas, and called on every RELATION (as
-// Debezium re-reads its metadata).
+// set by the pipeline and replay, and called on every RELATION (as Debezium re-reads its
+// metadata) where JsonConverter writes schemas or message.key.columns names the table's key.
 using ColumnCatalog = std::function<std::vector<CatalogColumn>(std::uint32_t relid, const config::TableName&)>;
 
 // Reads the pg_type rows that explain a table's column types by the RELATION's relid: every
@@ -44,9 +44,13 @@ using TypeCatalog = std::function<std::vector<CatalogType>(std::uint32_t relid, 
 // nullopt where Debezium gives none (NULL, or a type it does not parse).
 std::optional<Value> default_value(const ColumnType& type, const std::string& expression,
                                   const ConnectValueWriter& values);
+// The same default as the column's PostgreSQL text.
+std::optional<std::string> default_text(const ColumnType& type, const std::string& expression,
+                                        const ConnectValueWriter& values);
 
 // Sets each bound column's optional flag and default from the catalog's rows (a column the
-// catalog does not list stays optional without a default, as Debezium leaves it).
+// catalog does not list stays optional without a default, as Debezium leaves it), and what a
+// NOT NULL key column is where an old key lacks it.
 void describe_columns(OutboxTable& table, const std::vector<CatalogColumn>& catalog, const ConnectValueWriter& values);
 
 }  // namespace outbox::router

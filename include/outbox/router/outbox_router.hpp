@@ -76,8 +76,8 @@ public:
     // DefiniteError naming table and column when a required column is missing.
     std::shared_ptr<const BoundTable> bind(const pgoutput::Relation& relation);
 
-    // Where JsonConverter writes schemas: how to read a table's NOT NULL and defaults, which
-    // RELATION does not carry. Read on every bind.
+    // How to read a table's NOT NULL and defaults, which RELATION does not carry. Read on every
+    // bind where JsonConverter writes schemas or message.key.columns names the table's key.
     void set_catalog(ColumnCatalog catalog);
 
     // How to read the types of a table with a column of a non-builtin type (a domain, an

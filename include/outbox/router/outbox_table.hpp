@@ -14,6 +14,7 @@
 #include "outbox/pgoutput/messages.hpp"
 #include "outbox/connect/column_value.hpp"
 #include "outbox/connect/connect_value.hpp"
+#include "outbox/connect/not_null_fallback.hpp"
 #include "outbox/connect/pg_type_resolver.hpp"
 
 namespace outbox::router {
@@ -57,6 +58,9 @@ struct OutboxTable {
         std::optional<Value> default_value = std::nullopt;  // as BoundColumn's, for the key's schema
         // A message.key.columns column may be nullable (a primary key's never is); from the catalog.
         bool optional = false;
+        // A NOT NULL column's value where an old key lacks it (outside the replica identity), as
+        // Debezium writes it: the schema's default, else the type's fallback; from the catalog.
+        std::optional<NotNullFallback> when_absent = std::nullopt;
     };
     std::vector<KeyColumn> key_columns;
     // message.key.columns names them instead: an UPDATE whose old tuple differs in them (a
