@@ -267,6 +267,45 @@ BOOST_AUTO_TEST_CASE(sigterm_is_acted_on_while_the_catalog_read_waits_for_a_lock
     BOOST_TEST(status == 0);
 }
 
+// The type catalog is read when a RELATION has a column of a type only it explains (here a
+// domain over integer). A server refusing that read (the role's connection limit reached) must
+// not make the router route the column as text nor lose a row: the stream starts over with
+// backoff until the read succeeds, then every row comes once with the domain's base type.
+BOOST_AUTO_TEST_CASE(a_refused_type_catalog_read_is_retried_and_nothing_is_routed_as_text) {
+    const auto db = create_outbox_database("typecat");
+    const std::string role = db + "_router";
+    const std::string topic = "typecat.events";
+    create_topic(kafka_servers(), topic, 1, 1);
+    Sql owner(postgres().conninfo(db));
+    owner.exec("CREATE DOMAIN positive AS integer CHECK (VALUE > 0); ALTER TABLE outbox ADD COLUMN amount positive; "
+               "CREATE PUBLICATION " + db + " FOR TABLE outbox; CREATE ROLE " + role + " LOGIN REPLICATION");
+    auto config = router_config(db, "  publication.autocreate.mode: disabled\n  reconnect.backoff.max.ms: 500\n",
+                                "value.converter: org.apache.kafka.connect.json.JsonConverter\n"
+                                "value.converter.schemas.enable: false\n",
+                                outbox_section(topic) + "  table.fields.additional.placement: amount:envelope\n  table.expand.json.payload: true\n");
+    const std::string user = "user=postgres";
+    config.replace(config.find(user), user.size(), "user=" + role);
+    RouterProcess router(work_dir(), config);
+    BOOST_REQUIRE(router.wait_streaming());
+    // A role's connection limit does not count its walsenders: 0 refuses the catalog's session only.
+    owner.exec("ALTER ROLE " + role + " CONNECTION LIMIT 0");
+    owner.exec("INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, amount) SELECT gen_random_uuid(), "
+               "'Order', 'key-' || seq, 'Created', jsonb_build_object('seq', seq), seq + 1 FROM generate_series(0, 4) seq");
+    BOOST_REQUIRE_MESSAGE(
+        wait_until([&] { return occurrences(router.output(), "too many connections for role") >= 2; }, 60s),
+        router.output());
+    BOOST_TEST(read_topic(kafka_servers(), topic, 1, 2s).empty(), "a row went out before its column types were read");
+    owner.exec("ALTER ROLE " + role + " CONNECTION LIMIT -1");
+    const auto records = read_topic(kafka_servers(), topic, 5);
+    const auto tally = tally_deliveries(records, 5);
+    BOOST_TEST(tally.missing == 0u);
+    BOOST_TEST(tally.duplicates == 0u);
+    for (const auto& record : records)
+        BOOST_TEST(contains(record.value.value_or(""), "\"amount\":" + std::to_string(seq_of(record) + 1) + "}"),
+                   record.value.value_or("(null)"));
+    BOOST_TEST(router.stop(SIGTERM) == 0, router.output());
+}
+
 // RELATION names a table by its OID; a name looked up at decode time may be another table by now.
 BOOST_AUTO_TEST_CASE(rows_of_a_renamed_table_keep_their_own_columns_after_a_new_one_takes_its_name) {
     const auto db = create_outbox_database("renamed");
