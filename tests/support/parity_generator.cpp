@@ -540,6 +540,28 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         fc.columns += ", " + name + " " + derived.back().second.sql;
     }
     if (second_key) fc.columns += ", kc " + second_key->sql + " NOT NULL, PRIMARY KEY (id, kc)";
+    // table.field.event.timestamp (drawn apart): a timestamp column, or a domain over one, whose
+    // value is the record's timestamp: around the epoch (Debezium truncates toward zero; -1 is
+    // Kafka's "none", the time of producing in both; 0 is that time in the router only, as
+    // librdkafka cannot send 0) or any instant to 2019. Debezium takes only a timestamp with a
+    // Timestamp or MicroTimestamp schema: not under time.precision.mode isostring, nor connect
+    // (it reads the field as a long, and Connect's Timestamp is a Date: its task fails the
+    // record; documented). NOT NULL: a NULL is Debezium's processing time and the router's
+    // commit time.
+    Rng timestamp_rng(static_cast<std::uint64_t>(seed) * 3571 + 19);
+    if ((connector.time_mode == "adaptive" || connector.time_mode == "adaptive_time_microseconds") &&
+        chance(timestamp_rng, 0.25)) {
+        std::string type = pick(timestamp_rng, std::vector<std::string>{"timestamp", "timestamp(0)", "timestamp(3)",
+                                                                           "timestamp(6)", "domain"});
+        if (type == "domain") {
+            type = fc.schema + ".d_ets";
+            fc.setup += "CREATE DOMAIN " + type + " AS " +
+                        pick(timestamp_rng, std::vector<std::string>{"timestamp", "timestamp(3)"}) + "; ";
+        }
+        fc.columns += ", ets " + type + " NOT NULL";
+        fc.options.push_back({"table.field.event.timestamp", "ets"});
+        fc.event_timestamp = true;
+    }
 
     fc.options.push_back({"route.topic.replacement", fc.topic});
     std::string placements;
@@ -618,6 +640,15 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         for (const auto& [name, column] : derived)
             values += ", " + (name != derived_key && chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
         if (second_key) values += ", " + second_key->literal(key_rng, connector);
+        if (fc.event_timestamp)
+            values += ", " + (chance(timestamp_rng, 0.5)
+                                  ? "TIMESTAMP " + pick(timestamp_rng, std::vector<std::string>{
+                                                       "'1970-01-01 00:00:00'", "'1970-01-01 00:00:00.0004'",
+                                                       "'1969-12-31 23:59:59.9995'", "'1969-12-31 23:59:59.999'",
+                                                       "'1970-01-01 00:00:00.001'", "'1970-01-01 00:00:00.0019'"})
+                                  : "TIMESTAMP 'epoch' + " +
+                                        std::to_string(uniform(timestamp_rng, 0, 1'577'836'799)) + " * interval '1 second' + " +
+                                        std::to_string(uniform(timestamp_rng, 0, 999'999)) + " * interval '1 microsecond'");
         statement += (statement.empty() ? "INSERT INTO " + fc.schema + ".outbox VALUES " : ", ") + std::string("(") + values + ")";
         ++fc.records;
         if (chance(rng, 0.5) || r + 1 == rows) {

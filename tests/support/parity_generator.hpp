@@ -39,6 +39,7 @@ struct FuzzCase {
     std::size_t records = 0;  // records the router writes: one per inserted row (or key change)
     std::string topic;  // fz.<seed>
     std::string key_columns;  // message.key.columns for the table ("aggregateid", "id,aggregateid"), or none
+    bool event_timestamp = false;  // table.field.event.timestamp names a timestamp column (ets)
     bool expands() const;     // table.expand.json.payload
     bool has_envelope() const;  // an envelope placement
     bool keeps_nulls() const;   // table.json.payload.null.behavior optional_bytes
