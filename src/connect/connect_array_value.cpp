@@ -1,9 +1,12 @@
 // ConnectValueWriter for array columns: Debezium's PostgreSQL connector reads an array's text
 // with pgjdbc's PgArray and converts each element as a column of the element type, into a Connect
 // array (a java.util.List) whose schema is an array of the element's optional schema.
+#include <algorithm>
+
 #include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_value.hpp"
 #include "outbox/connect/pg_array.hpp"
+#include "outbox/connect/timestamp_text.hpp"
 
 namespace outbox::connect {
 namespace {
@@ -23,16 +26,30 @@ std::vector<PgArrayElement> elements_of(const ColumnType& type, std::string_view
 }
 
 // A multi-dimensional array's top-level elements are its sub-arrays, which reach Debezium's
-// element converter as Java arrays: one that writes strings writes the array object's identity
-// ("[Ljava.lang.String;@1b2c3d", which no one can reproduce: the router writes the sub-array's
-// PostgreSQL text there), any other finds no value it reads and writes null.
+// element converter as Java arrays: one that writes any object's text (text, uuid, json, ltree,
+// ...) writes the array object's identity ("[Ljava.lang.String;@1b2c3d", which no one can
+// reproduce: the router writes the sub-array's PostgreSQL text there); the others find no value
+// they read and write null: numbers and booleans, and of the string types timetz, whose
+// converter reads times only, and the extensions' citext and hstore, whose converters read
+// strings and PGobjects only.
 bool sub_arrays_as_text(const ColumnType& element, const config::ValueModes& modes) {
+    if (element.kind == ValueType::timetz || element.name == "citext" || element.name == "hstore") return false;
     return column_schema_type(element, modes) == Schema::Type::string;
 }
 
-// The element as Debezium's converter gets it from pgjdbc: a time element is a java.sql.Time,
-// which holds milliseconds (the microseconds are cut off) of a day (24:00:00 is midnight).
+std::string two_digits(std::int64_t n) { return {static_cast<char>('0' + n / 10), static_cast<char>('0' + n % 10)}; }
+
+// The element as Debezium's converter gets it from pgjdbc. A time element is a java.sql.Time,
+// which holds milliseconds (the microseconds are cut off) of a day (24:00:00 is midnight). A
+// timetz element is a java.sql.Time of its UTC instant, which Debezium turns back into a UTC
+// time through Time.toLocalTime(): whole seconds (the fraction is cut off).
 std::string element_text(const ColumnType& element, const std::string& text) {
+    if (element.kind == ValueType::timetz) {
+        const auto micros = parse_timetz_utc_us(text);
+        if (!micros) return text;  // the element's converter names the bad text
+        const std::int64_t seconds = *micros / 1000000;
+        return two_digits(seconds / 3600) + ":" + two_digits(seconds / 60 % 60) + ":" + two_digits(seconds % 60) + "+00";
+    }
     if (element.kind != ValueType::time) return text;
     const auto point = text.find('.');
     std::string cut = point == std::string::npos || text.size() <= point + 4 ? text : text.substr(0, point + 4);
@@ -62,7 +79,16 @@ bool numeric_special(const std::vector<PgArrayElement>& elements) {
 }  // namespace
 
 bool debezium_reads_array(const ColumnType& type, std::string_view text) {
-    if (type.kind != ValueType::array || !type.element || type.element->kind != ValueType::numeric) return true;
+    if (type.kind != ValueType::array || !type.element) return true;
+    // Debezium's ltree[] converter takes each element's toString(): a NULL element fails it, and
+    // (event.converting.failure.handling.mode warn, its default) the column is null.
+    if (type.element->name == "ltree") {
+        const auto elements = parse_pg_array(text);
+        return !elements || std::none_of(elements->begin(), elements->end(), [](const PgArrayElement& element) {
+            return element.kind == PgArrayElement::Kind::null;
+        });
+    }
+    if (type.element->kind != ValueType::numeric) return true;
     const auto elements = parse_pg_array(text);
     return !elements || !numeric_special(*elements);
 }

@@ -22,6 +22,13 @@ CatalogType array_type(std::uint32_t oid, std::string name, std::uint32_t elemen
     return {oid, std::move(name), "public", 'b', 'A', 0, -1, element};
 }
 
+// The extensions' types and their arrays as an extension creates them (OIDs past the builtins).
+PgTypeResolver extension_types() {
+    return PgTypeResolver({{16500, "hstore", "public", 'b', 'U', 0, -1, 0}, array_type(16505, "_hstore", 16500),
+                           {16510, "citext", "public", 'b', 'S', 0, -1, 0}, array_type(16515, "_citext", 16510),
+                           {16520, "ltree", "public", 'b', 'U', 0, -1, 0}, array_type(16525, "_ltree", 16520)});
+}
+
 using Kind = PgArrayElement::Kind;
 
 // The parsed top level as text: elements as themselves, NULL as null, sub-arrays in brackets.
@@ -218,6 +225,76 @@ BOOST_AUTO_TEST_CASE(multi_dimensional_arrays_as_debeziums_element_converters_ta
     const Written texts = written(types.resolve(1009, -1), "{{a,b},{c,NULL}}");
     BOOST_TEST(texts.json == R"(["{a,b}","{c,NULL}"])");
     BOOST_TEST(texts.java_list == "[{a,b}, {c,NULL}]");
+    // Of the string types, the timetz, citext and hstore converters read no Java array: null.
+    const PgTypeResolver extensions = extension_types();
+    BOOST_TEST(written(types.resolve(1270, -1), "{{01:02:03+00},{04:05:06-01}}").json == "[null,null]");
+    BOOST_TEST(written(extensions.resolve(16515, -1), "{{a,b},{c,NULL}}").java_list == "[null, null]");
+    BOOST_TEST(written(extensions.resolve(16505, -1), R"({{"a=>1"},{"b=>2"}})").header == "[null,null]");
+    outbox::config::ValueModes map;
+    map.hstore = outbox::config::HStoreHandlingMode::map;
+    BOOST_TEST(written(extensions.resolve(16505, -1), R"({{"a=>1"},{"b=>2"}})", map).json == "[null,null]");
+    // ltree's takes any object's text: the identity again, the sub-array's text here.
+    BOOST_TEST(written(extensions.resolve(16525, -1), "{{a,b},{c,d}}").json == R"(["{a,b}","{c,d}"])");
+}
+
+BOOST_AUTO_TEST_CASE(arrays_of_hstore_citext_and_ltree_hold_their_elements_as_those_columns) {
+    const PgTypeResolver types = extension_types();
+    // hstore.handling.mode json: each element Debezium's JSON text of the map.
+    const Written hstores = written(types.resolve(16505, -1), R"({"\"a\"=>\"1\", \"b\"=>NULL","\"k,1\"=>\"v \\\"q\\\" => \\\\y\"",NULL,""})");
+    BOOST_TEST(hstores.json == R"(["{\"a\":\"1\",\"b\":null}","{\"k,1\":\"v \\\"q\\\" => \\\\y\"}",null,"{}"])");
+    BOOST_TEST(hstores.java_list == R"([{"a":"1","b":null}, {"k,1":"v \"q\" => \\y"}, null, {}])");
+    BOOST_TEST(hstores.header == R"(["{\"a\":\"1\",\"b\":null}","{\"k,1\":\"v \\\"q\\\" => \\\\y\"}",null,"{}"])");
+    BOOST_TEST(hstores.schema ==
+               R"({"type":"array","items":{"type":"string","optional":true,"name":"io.debezium.data.Json","version":1},"optional":true})");
+    // map: each element a Connect map.
+    outbox::config::ValueModes map;
+    map.hstore = outbox::config::HStoreHandlingMode::map;
+    const Written maps = written(types.resolve(16505, -1), R"({"\"a\"=>\"1\", \"b\"=>NULL",NULL,""})", map);
+    BOOST_TEST(maps.json == R"([{"a":"1","b":null},null,{}])");
+    BOOST_TEST(maps.java_list == "[{a=1, b=null}, null, {}]");
+    BOOST_TEST(maps.header == R"([{"a":"1","b":null},null,{}])");
+    BOOST_TEST(maps.schema == R"({"type":"array","items":{"type":"map","keys":{"type":"string","optional":false},)"
+                              R"("values":{"type":"string","optional":true},"optional":true},"optional":true})");
+    const Written citexts = written(types.resolve(16515, -1), R"({"MiXeD Case","a,b","q\"uote","back\\slash",NULL,"","NULL"})");
+    BOOST_TEST(citexts.json == R"(["MiXeD Case","a,b","q\"uote","back\\slash",null,"","NULL"])");
+    BOOST_TEST(citexts.java_list == R"([MiXeD Case, a,b, q"uote, back\slash, null, , NULL])");
+    BOOST_TEST(citexts.schema == R"({"type":"array","items":{"type":"string","optional":true},"optional":true})");
+    const Written ltrees = written(types.resolve(16525, -1), R"({Top.Science,"",a.b_c})");
+    BOOST_TEST(ltrees.json == R"(["Top.Science","","a.b_c"])");
+    BOOST_TEST(ltrees.java_list == "[Top.Science, , a.b_c]");
+    BOOST_TEST(ltrees.schema ==
+               R"({"type":"array","items":{"type":"string","optional":true,"name":"io.debezium.data.Ltree","version":1},"optional":true})");
+    BOOST_TEST(written(types.resolve(16525, -1), "{}").json == "[]");
+}
+
+// Debezium's ltree[] converter calls each element's toString(): a NULL element fails it, and the
+// column is null (its event.converting.failure.handling.mode warn).
+BOOST_AUTO_TEST_CASE(an_ltree_array_holding_a_null_element_is_one_debezium_cannot_read) {
+    const PgTypeResolver types = extension_types();
+    BOOST_TEST(!debezium_reads_array(types.resolve(16525, -1), "{a,NULL}"));
+    BOOST_TEST(!debezium_reads_array(types.resolve(16525, -1), "{NULL}"));
+    BOOST_TEST(debezium_reads_array(types.resolve(16525, -1), R"({a,"NULL",""})"));
+    BOOST_TEST(debezium_reads_array(types.resolve(16525, -1), "{}"));
+    BOOST_TEST(debezium_reads_array(types.resolve(16515, -1), "{a,NULL}"));  // citext[]: a null element
+    BOOST_TEST(debezium_reads_array(types.resolve(16505, -1), "{NULL}"));    // hstore[] too
+}
+
+// A timetz element reaches Debezium as a java.sql.Time of its UTC instant, which it reads back
+// through Time.toLocalTime(): the UTC time in whole seconds.
+BOOST_AUTO_TEST_CASE(a_timetz_array_holds_whole_seconds_in_utc) {
+    const PgTypeResolver types;
+    const Written times = written(types.resolve(1270, -1),
+                                  "{03:04:05.25+02,23:59:59.999999-03:30,24:00:00+00,NULL,12:00:00.5+05:45,"
+                                  "01:02:03.000001-14,10:00:00+01:02:03,00:30:00.75+01}");
+    BOOST_TEST(times.json == R"(["01:04:05Z","03:29:59Z","00:00:00Z",null,"06:15:00Z","15:02:03Z","08:57:57Z","23:30:00Z"])");
+    BOOST_TEST(times.java_list == "[01:04:05Z, 03:29:59Z, 00:00:00Z, null, 06:15:00Z, 15:02:03Z, 08:57:57Z, 23:30:00Z]");
+    BOOST_TEST(times.header == R"(["01:04:05Z","03:29:59Z","00:00:00Z",null,"06:15:00Z","15:02:03Z","08:57:57Z","23:30:00Z"])");
+    BOOST_TEST(times.schema ==
+               R"({"type":"array","items":{"type":"string","optional":true,"name":"io.debezium.time.ZonedTime","version":1},"optional":true})");
+    // timetz(3)[] the same; the scalar keeps its fraction.
+    BOOST_TEST(written(types.resolve(1270, 3), "{03:04:05.124+02}").json == R"(["01:04:05Z"])");
+    BOOST_TEST(written(types.resolve(pg_oid::kTimetz, -1), "03:04:05.25+02").json == R"("01:04:05.25Z")");
+    BOOST_CHECK_THROW(written(types.resolve(1270, -1), "{25:00:00+00}"), ValueError);
 }
 
 BOOST_AUTO_TEST_CASE(malformed_array_text_is_a_value_error) {

@@ -47,7 +47,8 @@ public:
 };
 
 // Whether Debezium's connector reads an array value at all: pgjdbc cannot make a BigDecimal of a
-// numeric element NaN or an infinity, and the connector then has null for the whole array.
+// numeric element NaN or an infinity, and Debezium's ltree[] converter fails on a NULL element;
+// the connector then has null for the whole array.
 bool debezium_reads_array(const ColumnType& type, std::string_view text);
 
 // A column's value as Debezium's PostgreSQL connector makes it a Kafka Connect value (its
