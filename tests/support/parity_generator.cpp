@@ -297,10 +297,10 @@ const std::vector<ColumnType>& column_types() {
     return types;
 }
 
-// Element types of the arrays drawn (Debezium maps each: PostgresValueConverter's *_ARRAY cases).
-// Not money[], bit[], varbit[], point[] (Debezium 3.6 has no array schema for them and leaves the
-// column out) nor the extensions' arrays, which the side-by-side cases do not cover yet; domains
-// over the scalars of issue 37 are in the side-by-side cases.
+// Element types of the arrays and domains drawn (Debezium maps each: PostgresValueConverter's
+// *_ARRAY cases). Not money[], bit[], varbit[], point[] (Debezium 3.6 has no array schema for
+// them and leaves the column out); the extensions' types and timetz are drawn as arrays only
+// (extension_array_elements); domains over the scalars of issue 37 are in the side-by-side cases.
 bool array_element(const ColumnType& type) {
     for (const char* excluded : {"interval", "timetz", "money", "bit(1)", "bit(12)", "varbit", "varbit(1)", "point",
                                  "hstore", "citext", "ltree"})
@@ -308,17 +308,59 @@ bool array_element(const ColumnType& type) {
     return true;
 }
 
-// Whether Debezium's element converter reads a number or boolean from the element (so a
-// two-dimensional array's sub-arrays are nulls, which the router writes too); the string types'
-// converters write a Java array's identity there, which no one reproduces.
-bool numeric_element(const std::string& sql) {
-    for (const char* type : {"smallint", "integer", "bigint", "boolean", "real", "double precision"})
+// Elements of hstore[], citext[], ltree[] and timetz[], with the texts an array must quote
+// (delimiters, braces, blanks, quotes, backslashes, "NULL" as text, empty elements).
+const std::vector<ColumnType>& extension_array_elements() {
+    static const auto array_text = [](Rng& r) {
+        return chance(r, 0.3) ? pick(r, std::vector<std::string>{"a,b", "{x}", "NULL", "null", " lead", "trail ", "",
+                                                                  "a\\b", "q\"d", "x=>y", "}{", ",,"})
+                              : random_text(r, 4);
+    };
+    static const std::vector<ColumnType> types = {
+        {"hstore", [](Rng& r, const FuzzConnector&) {
+             std::string text;
+             const int n = uniform(r, 0, 4);
+             for (int i = 0; i < n; ++i)
+                 text += std::string(i ? ", " : "") + hstore_quoted(array_text(r)) + "=>" +
+                         (chance(r, 0.2) ? std::string("NULL") : hstore_quoted(array_text(r)));
+             return dollar_quoted(text) + "::hstore";
+         }},
+        {"citext", [](Rng& r, const FuzzConnector&) { return dollar_quoted(array_text(r)); }},
+        // An ltree[] holding a NULL element is null in Debezium's record: never a key.
+        {"ltree", [](Rng& r, const FuzzConnector&) {
+             static const std::vector<std::string> labels = {"a", "Top", "x_1", "Science", "Z9", "b"};
+             std::string path;
+             const int n = uniform(r, 0, 4);
+             for (int i = 0; i < n; ++i) path += (i ? "." : "") + pick(r, labels);
+             return quoted(path);
+         }, false},
+        {"timetz", [](Rng& r, const FuzzConnector&) {
+             std::string time = random_time(r);
+             if (chance(r, 0.3)) {  // fewer fraction digits, or none
+                 const int digits = uniform(r, 0, 5);
+                 time.resize(digits == 0 ? 8 : 9 + digits);
+             }
+             if (chance(r, 0.1)) time = "24:00:00";
+             return quoted(time + pick(r, std::vector<std::string>{"+00", "+05:30", "-03:30", "+14", "-14:59",
+                                                                   "+01:02:03", "-00:00:01", "+15:59"}));
+         }},
+    };
+    return types;
+}
+
+// Whether Debezium's element converter reads no value from a Java array (so a two-dimensional
+// array's sub-arrays are nulls, which the router writes too): the number and boolean
+// converters, and those of timetz, citext and hstore. The other string types' converters write a
+// Java array's identity there, which no one reproduces.
+bool null_sub_arrays(const std::string& sql) {
+    for (const char* type : {"smallint", "integer", "bigint", "boolean", "real", "double precision", "timetz", "citext",
+                             "hstore"})
         if (sql == type) return true;
     return false;
 }
 
-// An array literal of `element`'s values: NULL elements, empty arrays, and for number elements
-// two-dimensional arrays; `cast` is the array type's SQL.
+// An array literal of `element`'s values: NULL elements, empty arrays, and where Debezium's element
+// converter reads sub-arrays as nulls, two-dimensional arrays; `cast` is the array type's SQL.
 std::string random_array(Rng& rng, const ColumnType& element, const FuzzConnector& connector, const std::string& cast) {
     if (chance(rng, 0.15)) return "'{}'::" + cast;
     // Not an infinity or a date or timestamp before 1583: Debezium reads array elements through
@@ -333,7 +375,7 @@ std::string random_array(Rng& rng, const ColumnType& element, const FuzzConnecto
         return std::string("NULL");
     };
     std::string out = "ARRAY[";
-    if (numeric_element(element.sql) && chance(rng, 0.15)) {
+    if (null_sub_arrays(element.sql) && chance(rng, 0.15)) {
         const int inner = uniform(rng, 1, 2);
         for (int row = 0; row < 2; ++row) {
             out += std::string(row ? ", " : "") + "[";
@@ -365,7 +407,7 @@ DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::str
     const std::string domain = schema + ".d_" + column;
     // Not an array of a domain: Debezium has no converter for one, leaves the column out of its
     // records and fails the record that places it (documented).
-    switch (uniform(rng, 0, 2)) {
+    switch (uniform(rng, 0, 4)) {
         case 0: {  // an array
             const std::string cast = base->sql + "[]";
             return {cast, "", [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
@@ -373,10 +415,16 @@ DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::str
         case 1:  // a domain over the type
             return {domain, "CREATE DOMAIN " + domain + " AS " + base->sql + "; ",
                     [base](Rng& r, const FuzzConnector& c) { return base->literal(r, c); }, base};
-        default: {  // a domain over an array of it
+        case 2: {  // a domain over an array of it
             const std::string cast = base->sql + "[]";
             return {domain, "CREATE DOMAIN " + domain + " AS " + cast + "; ",
                     [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
+        }
+        default: {  // an array of an extension's type or of timetz (two draws in five)
+            const ColumnType* element = &pick(rng, extension_array_elements());
+            const std::string cast = element->sql + "[]";
+            return {cast, "", [element, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *element, c, cast); },
+                    element, true};
         }
     }
 }
