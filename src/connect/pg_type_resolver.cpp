@@ -123,7 +123,11 @@ ColumnType PgTypeResolver::resolve(std::uint32_t oid, std::int32_t modifier, int
     const CatalogType& type = found->second;
     // A column of a domain type carries no modifier of its own (atttypmod is -1): the domain's is
     // the base type's, as in CREATE DOMAIN d AS numeric(10, 2).
-    if (type.type_kind == 'd' && type.base_oid != 0) return resolve(type.base_oid, type.base_modifier, depth + 1);
+    if (type.type_kind == 'd' && type.base_oid != 0) {
+        ColumnType base = resolve(type.base_oid, type.base_modifier, depth + 1);
+        base.from_domain = true;
+        return base;
+    }
     if (type.category == 'A' && type.element_oid != 0) {
         ColumnType array = array_of(type.element_oid);
         array.name = type.name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "outbox/connect/column_value.hpp"
 #include "outbox/avro/avro_encoder.hpp"
@@ -10,6 +11,7 @@
 #include "outbox/connect/connect_struct_text.hpp"
 #include "outbox/connect/hstore_value.hpp"
 #include "outbox/connect/timestamp_text.hpp"
+#include "outbox/connect/unavailable_array.hpp"
 #include "outbox/router/trace_context.hpp"
 #include "outbox/util/errors.hpp"
 #include "outbox/util/log.hpp"
@@ -68,6 +70,7 @@ struct EventRouter::Row {
     const config::ValueModes* modes = nullptr;
     mutable std::string bytea_placeholder;   // the placeholder as bytea's hex text output
     mutable std::string hstore_placeholder;  // Debezium's placeholder map as hstore text output
+    mutable std::map<std::uint32_t, std::string> array_placeholders;  // by array type: its placeholder's array text
 
     std::string where() const {
         return table.description + ", transaction committing at LSN " + format_lsn(txn.commit_lsn);
@@ -109,6 +112,11 @@ struct EventRouter::Row {
             return hstore_placeholder;
         }
         if (column.type == ValueType::text || column.type == ValueType::json) return placeholder;
+        if (column.type == ValueType::array) {
+            const auto text = unavailable_array_text(column.column_type(), *modes);
+            if (!text) return std::nullopt;
+            return array_placeholders.try_emplace(column.column_type().oid, *text).first->second;
+        }
         if (column.type == ValueType::bytea && modes->binary == config::BinaryHandlingMode::bytes) {
             if (bytea_placeholder.empty()) {
                 static constexpr char kHex[] = "0123456789abcdef";
@@ -450,7 +458,7 @@ std::optional<std::string_view> EventRouter::avro_value(const Row& row, const st
 }
 
 OutboxRecord EventRouter::route(const OutboxTable& table, pgoutput::Tuple values, const TransactionContext& txn) {
-    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt, &format_.modes, {}, {}};
+    Row row{table, values, txn, std::nullopt, std::nullopt, std::nullopt, &format_.modes, {}, {}, {}};
     OutboxRecord record;
     const auto route_by = converted(row, table.route_by, kRouteByOption, route_scratch_);
     row.key = converted(row, table.key, kKeyOption, key_scratch_);

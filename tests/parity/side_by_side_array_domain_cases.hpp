@@ -146,6 +146,42 @@ inline std::vector<Case> ext_array_cases() {
     return cases;
 }
 
+// A primary-key UPDATE of a row whose arrays are stored out of line and unchanged: Debezium's
+// placeholder list for text[], jsonb[], int4[], int8[], date[] (an io.debezium.time.Date only),
+// bytea[] (bytes only) and uuid[] (the placeholder's name UUID), null for the others (hstore[],
+// citext[], ltree[], timetz[], smallint[], a domain over text[]), also as the key.
+inline const char* const kToastArrayFields[] = {"ha", "ca", "la", "tta", "ta", "ja", "ia", "i8a", "da", "ya", "ua", "sa", "dta"};
+
+inline Case toast_array_case(const std::string& name, Connector connector) {
+    const std::string table = name + ".outbox";
+    std::string placements, storage;
+    for (const char* field : kToastArrayFields) {
+        placements += std::string(placements.empty() ? "" : ", ") + field + ":header" +
+                      (writes_json(connector) ? std::string(", ") + field + ":envelope" : "");
+        storage += std::string(storage.empty() ? "" : ", ") + "ALTER COLUMN " + field + " SET STORAGE EXTERNAL";
+    }
+    return {name,
+            "id text PRIMARY KEY, aggregatetype text, aggregateid text, payload text, ha hstore[], ca citext[], "
+            "la ltree[], tta timetz[], ta text[], ja jsonb[], ia int4[], i8a int8[], da date[], ya bytea[], ua uuid[], "
+            "sa smallint[], dta " + name + ".texts",
+            {{"table.fields.additional.placement", placements},
+             {"table.field.event.key", "ta"},
+             {"route.topic.replacement", "sbs." + name}},
+            connector,
+            {"ALTER TABLE " + table + " " + storage,
+             "INSERT INTO " + table + " VALUES ('t1', 'x', 'k1', 'p', ARRAY[hstore('big', repeat('h', 3000))], "
+                                      "ARRAY[repeat('C', 3000)]::citext[], "
+                                      "ARRAY[array_to_string(array_fill('l'::text, ARRAY[1500]), '.')]::ltree[], "
+                                      "array_fill('01:02:03+00'::timetz, ARRAY[300]), ARRAY[repeat('t', 3000)], "
+                                      "ARRAY[to_jsonb(repeat('j', 3000))], array_fill(7, ARRAY[1000]), "
+                                      "array_fill(7::int8, ARRAY[500]), array_fill('2024-01-02'::date, ARRAY[1000]), "
+                                      "ARRAY[decode(repeat('ab', 3000), 'hex')], "
+                                      "array_fill('4d47e190-0402-4048-bc2c-89dd54343cdc'::uuid, ARRAY[200]), "
+                                      "array_fill(7::int2, ARRAY[2000]), ARRAY[repeat('d', 3000)])",
+             "UPDATE " + table + " SET id = 't2' WHERE id = 't1'"},
+            {{"sbs." + name, 2}}};
+}
+
 inline std::vector<Case> array_domain_cases() {
     std::vector<Case> cases;
     const std::pair<const char*, Connector> array_connectors[] = {{"arrays_string", Connector::string},
@@ -188,5 +224,14 @@ inline std::vector<Case> array_domain_cases() {
     payload.setup = domain_setup("domain_payload");
     cases.push_back(std::move(payload));
     for (auto& c : ext_array_cases()) cases.push_back(std::move(c));
+    const std::pair<const char*, Connector> toast_connectors[] = {{"toast_arrays_string", Connector::string},
+                                                                  {"toast_arrays_json", Connector::json},
+                                                                  {"toast_arrays_modes", Connector::string_modes},
+                                                                  {"toast_arrays_json_modes", Connector::json_modes},
+                                                                  {"toast_arrays_schemas", Connector::json_schemas}};
+    for (const auto& [name, connector] : toast_connectors) {
+        cases.push_back(toast_array_case(name, connector));
+        cases.back().setup = "CREATE DOMAIN " + std::string(name) + ".texts AS text[]; ";
+    }
     return cases;
 }

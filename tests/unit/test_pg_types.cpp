@@ -9,6 +9,7 @@
 #include "outbox/connect/connect_value.hpp"
 #include "outbox/connect/pg_array.hpp"
 #include "outbox/connect/pg_type_resolver.hpp"
+#include "outbox/connect/unavailable_array.hpp"
 
 using namespace outbox::connect;
 
@@ -295,6 +296,54 @@ BOOST_AUTO_TEST_CASE(a_timetz_array_holds_whole_seconds_in_utc) {
     BOOST_TEST(written(types.resolve(1270, 3), "{03:04:05.124+02}").json == R"(["01:04:05Z"])");
     BOOST_TEST(written(types.resolve(pg_oid::kTimetz, -1), "03:04:05.25+02").json == R"("01:04:05.25Z")");
     BOOST_CHECK_THROW(written(types.resolve(1270, -1), "{25:00:00+00}"), ValueError);
+}
+
+// An array unchanged and stored out of line: the array text of Debezium's placeholder list for
+// the array types its UnchangedToastedReplicationMessageColumn names, nothing (null) for others.
+BOOST_AUTO_TEST_CASE(an_unchanged_toasted_array_is_debeziums_placeholder_list) {
+    const PgTypeResolver types;
+    const outbox::config::ValueModes defaults;
+    const auto placeholder = [&](std::uint32_t oid, const outbox::config::ValueModes& modes) {
+        return unavailable_array_text(types.resolve(oid, -1), modes).value_or("<null>");
+    };
+    for (const std::uint32_t oid : {1009u, 1015u, 1014u, 199u, 3807u})
+        BOOST_TEST(placeholder(oid, defaults) == R"({"__debezium_unavailable_value"})");
+    outbox::config::ValueModes odd = defaults;
+    odd.unavailable_placeholder = "a\"b\\";
+    BOOST_TEST(written(types.resolve(1009, -1), placeholder(1009, odd)).json == R"(["a\"b\\"])");
+    BOOST_TEST(written(types.resolve(1007, -1), placeholder(1007, odd)).json == "[97,34,98,92]");
+    BOOST_TEST(written(types.resolve(1016, -1), placeholder(1016, odd)).json == "[97,34,98,92]");
+    // date[]: the same ints as epoch days, where its schema is io.debezium.time.Date.
+    BOOST_TEST(placeholder(1182, odd) == "{1970-04-08,1970-02-04,1970-04-09,1970-04-03}");
+    BOOST_TEST(written(types.resolve(1182, -1), placeholder(1182, odd)).json == "[97,34,98,92]");
+    outbox::config::ValueModes microseconds = odd;
+    microseconds.time = outbox::config::TimePrecisionMode::adaptive_time_microseconds;
+    BOOST_TEST(placeholder(1182, microseconds) == placeholder(1182, odd));
+    for (const auto mode : {outbox::config::TimePrecisionMode::connect, outbox::config::TimePrecisionMode::isostring}) {
+        outbox::config::ValueModes other = odd;
+        other.time = mode;
+        BOOST_TEST(placeholder(1182, other) == "<null>");
+    }
+    // bytea[]: the placeholder's bytes, in binary.handling.mode bytes only.
+    BOOST_TEST(written(types.resolve(1001, -1), placeholder(1001, defaults)).json ==
+               R"(["X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ=="])");
+    outbox::config::ValueModes base64 = defaults;
+    base64.binary = outbox::config::BinaryHandlingMode::base64;
+    BOOST_TEST(placeholder(1001, base64) == "<null>");
+    // uuid[]: Java's UUID.nameUUIDFromBytes of the placeholder (Debezium's value for the default).
+    BOOST_TEST(placeholder(2951, defaults) == "{b68a35a7-17ad-35b3-af2a-ae46edb4545a}");
+    BOOST_TEST(name_uuid_from_bytes("") == "d41d8cd9-8f00-3204-a980-0998ecf8427e");
+    // Others, and the extensions' arrays: null.
+    for (const std::uint32_t oid : {1005u, 1000u, 1022u, 1231u, 1115u, 1185u, 1183u, 1270u, 1002u})
+        BOOST_TEST(placeholder(oid, defaults) == "<null>", "array type " << oid);
+    const PgTypeResolver extensions = extension_types();
+    for (const std::uint32_t oid : {16505u, 16515u, 16525u})
+        BOOST_TEST(!unavailable_array_text(extensions.resolve(oid, -1), defaults).has_value());
+    // A domain over text[]: Debezium names it by the domain's name, none of those.
+    const PgTypeResolver domains({domain(16404, "text_list", 1009)});
+    BOOST_TEST(domains.resolve(16404, -1).from_domain);
+    BOOST_TEST(!types.resolve(1009, -1).from_domain);
+    BOOST_TEST(!unavailable_array_text(domains.resolve(16404, -1), defaults).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(malformed_array_text_is_a_value_error) {

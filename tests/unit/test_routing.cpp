@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE routing
 #include <boost/test/unit_test.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "outbox/config/outbox_columns.hpp"
@@ -547,6 +548,30 @@ BOOST_AUTO_TEST_CASE(unchanged_toasted_values_are_debeziums_placeholder) {
     TableFixture numeric(columns, settings);
     BOOST_TEST(contains(invalid_row([&] { numeric.route(row(text("{}"), null(), unchanged)); }).what(),
                         "column \"amount\" (unavailable.value.placeholder)"));
+}
+
+// Arrays: Debezium's placeholder list for the array types it names, null for the others (its
+// conversion fails, and event.converting.failure.handling.mode warn leaves the column null).
+BOOST_AUTO_TEST_CASE(unchanged_toasted_arrays_are_debeziums_placeholder_list_or_null) {
+    auto columns = debezium_columns();
+    for (const auto& [name, oid] : std::vector<std::pair<const char*, std::uint32_t>>{
+             {"texts", 1009}, {"ints", 1007}, {"shorts", 1005}, {"ids", 2951}})
+        columns.push_back({0, name, oid, -1});
+    config::OutboxSettings settings;
+    for (const char* name : {"texts", "ints", "shorts", "ids"})
+        settings.additional_fields.push_back({name, config::Placement::header, name});
+    config::RecordFormat format;
+    format.modes.unavailable_placeholder = "n/a";
+    TableFixture fixture(columns, settings, format);
+    const pgoutput::ColumnValue unchanged{pgoutput::ValueKind::unchanged_toast, {}};
+    const auto record = fixture.route({text("4d47e190-0402-4048-bc2c-89dd54343cdc"), text("Order"), text("k"), text("t"),
+                                       text("{}"), unchanged, unchanged, unchanged, unchanged});
+    std::map<std::string, std::string> headers;
+    for (const auto& [name, value] : record.headers) headers[std::string(name)] = value ? std::string(*value) : "<null>";
+    BOOST_TEST(headers["texts"] == R"(["n/a"])");
+    BOOST_TEST(headers["ints"] == "[110,47,97]");
+    BOOST_TEST(headers["shorts"] == "<null>");
+    BOOST_TEST(headers["ids"] == R"(["274b6819-2b05-3e26-8f12-8ff63bfcd4a4"])");
 }
 
 BOOST_AUTO_TEST_CASE(route_by_value_of_a_non_text_type_is_used_as_text) {

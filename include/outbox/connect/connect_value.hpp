@@ -30,6 +30,9 @@ struct ColumnType {
     std::string schema;
     // kind == ValueType::array: the element type (itself resolved: a domain element is its base type).
     std::shared_ptr<const ColumnType> element;
+    // Resolved from a domain over this type (which Debezium names by the domain's name where it
+    // picks by name: an unchanged out-of-line array's placeholder).
+    bool from_domain = false;
 
     // p of time(p), timetz(p), timestamp(p) and timestamptz(p); 6 when none is declared.
     int fractional_digits() const;
