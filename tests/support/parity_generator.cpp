@@ -429,6 +429,20 @@ DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::str
     }
 }
 
+// An array of one element repeated past the 2 kB that moves it out of line (STORAGE EXTERNAL),
+// and not so far that a record outgrows a Kafka message: a column's SQL value.
+std::string toast_array_literal(Rng& rng, const DerivedColumn& column, const FuzzConnector& connector) {
+    std::string element = "NULL";
+    for (int attempt = 0; attempt < 20 && element == "NULL"; ++attempt) {
+        const std::string literal = column.base->literal(rng, connector);
+        if (literal.find("infinity") == std::string::npos && literal.find("BC") == std::string::npos &&
+            literal.find("0001-") == std::string::npos)
+            element = literal;
+    }
+    const std::size_t count = element.size() <= 8 ? 4000 : std::max<std::size_t>(10, 16000 / element.size());
+    return "array_fill((" + element + ")::" + column.base->sql + ", ARRAY[" + std::to_string(count) + "])::" + column.sql;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> FuzzConnector::connect_properties() const {
@@ -685,8 +699,15 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
             values += ", " + value;
         }
         if (shard) values += ", " + (chance(rng, 0.2) ? std::string("NULL") : std::to_string(uniform(rng, 0, 2)));
-        for (const auto& [name, column] : derived)
-            values += ", " + (name != derived_key && chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector));
+        for (const auto& [name, column] : derived) {
+            std::string value = name != derived_key && chance(derived_rng, 0.1) ? "NULL" : column.literal(derived_rng, connector);
+            // The moved row's arrays out of line too: both write Debezium's placeholder for the type
+            // (not the key's: the placeholder of most array types is null, and a record without a
+            // key lands on a partition of the producer's choosing).
+            if (toasted && r == 0 && column.array && name != derived_key)
+                value = toast_array_literal(toast_rng, column, connector);
+            values += ", " + value;
+        }
         if (second_key) values += ", " + second_key->literal(key_rng, connector);
         if (fc.event_timestamp)
             values += ", " + (chance(timestamp_rng, 0.5)
@@ -708,6 +729,8 @@ FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows) {
         std::string storage = "ALTER TABLE " + fc.schema + ".outbox ALTER COLUMN payload SET STORAGE EXTERNAL";
         for (const auto& e : extras)
             if (!toast_literal(e.type->sql).empty()) storage += ", ALTER COLUMN " + e.name + " SET STORAGE EXTERNAL";
+        for (const auto& [name, column] : derived)
+            if (column.array) storage += ", ALTER COLUMN " + name + " SET STORAGE EXTERNAL";
         fc.statements.insert(fc.statements.begin(), storage);
     }
     // An UPDATE of the message.key.columns only (a table without a primary key takes none).

@@ -48,8 +48,9 @@ struct FuzzCase {
 
 FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
 // `rows` INSERTs (and maybe a primary-key UPDATE, of a text, uuid, bigint or composite key, of a
-// row whose payload is stored out of line and left unchanged) into a table whose columns, options
-// and values fit `connector` (values Debezium cannot represent in its modes are left out). Besides
+// row whose payload, extension values and arrays are stored out of line and left unchanged) into
+// a table whose columns, options and values fit `connector` (values Debezium cannot represent in
+// its modes are left out). Besides
 // scalar columns, arrays of them (NULL elements, empty, two-dimensional) and of hstore, citext,
 // ltree and timetz (elements an array must quote, offsets and fractions), domains over them and
 // over arrays, as headers, envelope fields and keys.
