@@ -3,7 +3,6 @@
 // array (a java.util.List) whose schema is an array of the element's optional schema.
 #include <algorithm>
 
-#include "outbox/connect/connect_schema.hpp"
 #include "outbox/connect/connect_value.hpp"
 #include "outbox/connect/pg_array.hpp"
 #include "outbox/connect/timestamp_text.hpp"
@@ -26,15 +25,15 @@ std::vector<PgArrayElement> elements_of(const ColumnType& type, std::string_view
 }
 
 // A multi-dimensional array's top-level elements are its sub-arrays, which reach Debezium's
-// element converter as Java arrays: one that writes any object's text (text, uuid, json, ltree,
-// ...) writes the array object's identity ("[Ljava.lang.String;@1b2c3d", which no one can
-// reproduce: the router writes the sub-array's PostgreSQL text there); the others find no value
-// they read and write null: numbers and booleans, and of the string types timetz, whose
-// converter reads times only, and the extensions' citext and hstore, whose converters read
-// strings and PGobjects only.
-bool sub_arrays_as_text(const ColumnType& element, const config::ValueModes& modes) {
-    if (element.kind == ValueType::timetz || element.name == "citext" || element.name == "hstore") return false;
-    return column_schema_type(element, modes) == Schema::Type::string;
+// element converter as Java arrays. The converters that take any object's text (text, varchar,
+// uuid, json, jsonb, inet, ranges, ltree, enums, ...) write the array object's identity
+// ("[Ljava.lang.String;@1b2c3d", which no one can reproduce: the router writes the sub-array's
+// PostgreSQL text there); the others find no value they read and write null, in every mode:
+// numbers, booleans, dates and times (timetz and timestamptz too), numeric, bytea, and the
+// extensions' citext and hstore, whose converters read strings and PGobjects only.
+bool sub_arrays_as_text(const ColumnType& element) {
+    return (element.kind == ValueType::text || element.kind == ValueType::json) && element.name != "citext" &&
+           element.name != "hstore";
 }
 
 std::string two_digits(std::int64_t n) { return {static_cast<char>('0' + n / 10), static_cast<char>('0' + n % 10)}; }
@@ -110,7 +109,7 @@ void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, 
                                       ArrayForm form) const {
     const ColumnType& element = element_of(type);
     const auto elements = elements_of(type, text);
-    const bool sub_array_text = sub_arrays_as_text(element, modes_);
+    const bool sub_array_text = sub_arrays_as_text(element);
     out += '[';
     bool first = true;
     for (const auto& item : elements) {
@@ -141,7 +140,7 @@ void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, 
 
 Value ConnectValueWriter::array_value(const ColumnType& type, std::string_view text) const {
     const ColumnType& element = element_of(type);
-    const bool sub_array_text = sub_arrays_as_text(element, modes_);
+    const bool sub_array_text = sub_arrays_as_text(element);
     std::vector<Value> items;
     for (const auto& item : elements_of(type, text)) {
         if (item.kind == PgArrayElement::Kind::text) items.push_back(value(element, element_text(element, item.text)));

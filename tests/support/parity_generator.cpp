@@ -349,14 +349,13 @@ const std::vector<ColumnType>& extension_array_elements() {
 }
 
 // Whether Debezium's element converter reads no value from a Java array (so a two-dimensional
-// array's sub-arrays are nulls, which the router writes too): the number and boolean
-// converters, and those of timetz, citext and hstore. The other string types' converters write a
-// Java array's identity there, which no one reproduces.
+// array's sub-arrays are nulls, which the router writes too), in every mode: those of numbers,
+// booleans, dates and times, numeric, bytea, citext and hstore. The text, uuid, jsonb and ltree
+// converters write a Java array's identity there, which no one reproduces.
 bool null_sub_arrays(const std::string& sql) {
-    for (const char* type : {"smallint", "integer", "bigint", "boolean", "real", "double precision", "timetz", "citext",
-                             "hstore"})
-        if (sql == type) return true;
-    return false;
+    for (const char* type : {"text", "varchar(20)", "uuid", "jsonb", "ltree"})
+        if (sql == type) return false;
+    return true;
 }
 
 // An array literal of `element`'s values: NULL elements, empty arrays, and where Debezium's element

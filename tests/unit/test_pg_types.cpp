@@ -236,6 +236,20 @@ BOOST_AUTO_TEST_CASE(multi_dimensional_arrays_as_debeziums_element_converters_ta
     BOOST_TEST(written(extensions.resolve(16505, -1), R"({{"a=>1"},{"b=>2"}})", map).json == "[null,null]");
     // ltree's takes any object's text: the identity again, the sub-array's text here.
     BOOST_TEST(written(extensions.resolve(16525, -1), "{{a,b},{c,d}}").json == R"(["{a,b}","{c,d}"])");
+    BOOST_TEST(written(types.resolve(2951, -1), "{{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}}").json ==
+               R"(["{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}"])");
+    // Dates, times, timestamps, numeric and bytea are null in every mode, strings or not.
+    outbox::config::ValueModes strings;
+    strings.time = outbox::config::TimePrecisionMode::isostring;
+    strings.decimal = outbox::config::DecimalHandlingMode::as_string;
+    strings.binary = outbox::config::BinaryHandlingMode::base64;
+    for (const auto& [oid, text] : std::vector<std::pair<std::uint32_t, const char*>>{
+             {1182, "{{2024-01-02},{2024-01-03}}"}, {1183, "{{03:04:05},{04:05:06}}"},
+             {1115, R"({{"2024-01-02 03:04:05"},{"2024-01-02 03:04:06"}})"},
+             {1185, R"({{"2024-01-02 03:04:05+00"},{"2024-01-02 03:04:06+00"}})"}, {1231, "{{1.5},{2.5}}"},
+             {1001, R"({{"\\x01"},{"\\x02"}})"}})
+        for (const auto& modes : {outbox::config::ValueModes{}, strings})
+            BOOST_TEST(written(types.resolve(oid, -1), text, modes).json == "[null,null]", "array type " << oid);
 }
 
 BOOST_AUTO_TEST_CASE(arrays_of_hstore_citext_and_ltree_hold_their_elements_as_those_columns) {
