@@ -79,9 +79,10 @@ bool numeric_special(const std::vector<PgArrayElement>& elements) {
 
 bool debezium_reads_array(const ColumnType& type, std::string_view text) {
     if (type.kind != ValueType::array || !type.element) return true;
-    // Debezium's ltree[] converter takes each element's toString(): a NULL element fails it, and
+    // Debezium's ltree[] converter takes each element's toString(): a NULL element fails it; an
+    // enum[]'s schema requires its elements: a NULL element fails the record's Struct. Either way
     // (event.converting.failure.handling.mode warn, its default) the column is null.
-    if (type.element->name == "ltree") {
+    if (type.element->name == "ltree" || type.element->enum_values) {
         const auto elements = parse_pg_array(text);
         return !elements || std::none_of(elements->begin(), elements->end(), [](const PgArrayElement& element) {
             return element.kind == PgArrayElement::Kind::null;

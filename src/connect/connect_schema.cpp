@@ -78,6 +78,9 @@ SchemaShape shape_of(const ColumnType& type, const config::ValueModes& modes) {
                 return modes.hstore == config::HStoreHandlingMode::map ? SchemaShape{Type::map}
                                                                         : SchemaShape{Type::string, "io.debezium.data.Json"};
             if (type.name == "ltree") return {Type::string, "io.debezium.data.Ltree"};
+            if (type.enum_values)
+                return {Type::string, "io.debezium.data.Enum", nullptr, false,
+                        std::pair<const char*, std::string>{"allowed", *type.enum_values}};
             return {Type::string, type.oid == pg_oid::kUuid ? "io.debezium.data.Uuid" : nullptr};
     }
 }
@@ -111,9 +114,11 @@ Schema column_schema(const ColumnType& type, const config::ValueModes& modes, bo
         schema.values = required(Type::string, true);
     } else if (shape.type == Type::structure)  // VariableScaleDecimal
         schema.fields = {{"scale", required(Type::int32)}, {"value", required(Type::bytes)}};
-    // An array's elements have their column type's schema, optional (SchemaBuilder.array of it).
+    // An array's elements have their column type's schema, optional (SchemaBuilder.array of it),
+    // but an enum's, which Debezium's array schema takes as its Enum builder makes it: required.
     if (shape.type == Type::array && type.element)
-        schema.items = std::make_shared<Schema>(column_schema(*type.element, modes, true, std::nullopt));
+        schema.items = std::make_shared<Schema>(
+            column_schema(*type.element, modes, !type.element->enum_values.has_value(), std::nullopt));
     if (shape.name) {
         schema.name = shape.name;
         schema.version = 1;

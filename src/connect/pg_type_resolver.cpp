@@ -138,6 +138,7 @@ ColumnType PgTypeResolver::resolve(std::uint32_t oid, std::int32_t modifier, int
     if (!builtin_type(oid)) {
         resolved.name = type.name;
         resolved.schema = type.schema;
+        if (type.type_kind == 'e') resolved.enum_values = type.enum_values;
     }
     return resolved;
 }

@@ -17,7 +17,9 @@ std::vector<connect::CatalogType> read_type_catalog(const std::string& conninfo,
         " FROM used JOIN pg_catalog.pg_type t ON t.oid = used.oid"
         " WHERE (t.typtype = 'd' AND t.typbasetype <> 0) OR (t.typcategory = 'A' AND t.typelem <> 0))"
         " SELECT t.oid::bigint, t.typname, n.nspname, t.typtype, t.typcategory, t.typbasetype::bigint, t.typtypmod,"
-        " t.typelem::bigint"
+        " t.typelem::bigint,"
+        " (SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_catalog.pg_enum e"
+        " WHERE e.enumtypid = t.oid)"
         " FROM used JOIN pg_catalog.pg_type t ON t.oid = used.oid"
         " JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace");
     const auto text = [&](int row, int column) { return std::string(PQgetvalue(result.get(), row, column)); };
@@ -33,6 +35,7 @@ std::vector<connect::CatalogType> read_type_catalog(const std::string& conninfo,
         type.base_oid = oid(row, 5);
         type.base_modifier = static_cast<std::int32_t>(std::stol(text(row, 6)));
         type.element_oid = oid(row, 7);
+        type.enum_values = text(row, 8);  // NULL (empty) but for an enum with labels
         types.push_back(std::move(type));
     }
     return types;

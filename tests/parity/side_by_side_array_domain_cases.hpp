@@ -207,6 +207,26 @@ inline Case multi_dimensional_case(const std::string& name, Connector connector)
             {{"sbs." + name, 2}}};
 }
 
+// An enum (labels with a blank, a quote and a comma) and an array of it: io.debezium.data.Enum
+// with its labels, an array of required Enums, so one holding a NULL element is null.
+inline Case enum_case(const std::string& name, Connector connector) {
+    std::string placements = "e:header, ea:header";
+    if (writes_json(connector) || connector == Connector::string) placements += ", e:envelope, ea:envelope";
+    const std::string insert = "INSERT INTO " + name + ".outbox VALUES ";
+    Case c{name,
+           "id text, aggregatetype text, aggregateid text, payload text, e " + name + ".mood, ea " + name + ".mood[]",
+           {{"table.fields.additional.placement", placements},
+            {"table.field.event.key", "e"},
+            {"route.topic.replacement", "sbs." + name}},
+           connector,
+           {insert + "('n1', 'x', 'k1', 'p', 'happy', '{sad,happy,\"so so\",\"x\\\"y\",\"a,b\"}'), "
+                     "('n2', 'x', 'k2', 'p', 'so so', '{sad,NULL}'), ('n3', 'x', 'k3', 'p', 'a,b', '{}'), "
+                     "('n4', 'x', 'k4', 'p', 'x\"y', NULL)"},
+           {{"sbs." + name, 4}}};
+    c.setup = "CREATE TYPE " + name + ".mood AS ENUM ('sad', 'ok', 'happy', 'so so', 'x\"y', 'a,b'); ";
+    return c;
+}
+
 inline std::vector<Case> array_domain_cases() {
     std::vector<Case> cases;
     const std::pair<const char*, Connector> array_connectors[] = {{"arrays_string", Connector::string},
@@ -255,6 +275,9 @@ inline std::vector<Case> array_domain_cases() {
              {"arrays_2d_json_modes", Connector::json_modes},
              {"arrays_2d_schemas", Connector::json_schemas}})
         cases.push_back(multi_dimensional_case(name, connector));
+    for (const auto& [name, connector] : std::vector<std::pair<std::string, Connector>>{
+             {"enums_string", Connector::string}, {"enums_json", Connector::json}, {"enums_schemas", Connector::json_schemas}})
+        cases.push_back(enum_case(name, connector));
     const std::pair<const char*, Connector> toast_connectors[] = {{"toast_arrays_string", Connector::string},
                                                                   {"toast_arrays_json", Connector::json},
                                                                   {"toast_arrays_modes", Connector::string_modes},

@@ -360,6 +360,27 @@ BOOST_AUTO_TEST_CASE(an_unchanged_toasted_array_is_debeziums_placeholder_list) {
     BOOST_TEST(!unavailable_array_text(domains.resolve(16404, -1), defaults).has_value());
 }
 
+// An enum is io.debezium.data.Enum with its labels in their sort order; an enum[] an array of
+// required Enums, so one holding a NULL element is null (Debezium's Struct refuses it).
+BOOST_AUTO_TEST_CASE(enums_and_their_arrays_are_debeziums_enum_schema) {
+    CatalogType mood{16600, "mood", "public", 'e', 'E', 0, -1, 0};
+    mood.enum_values = "sad,ok,happy";
+    const PgTypeResolver types({mood, array_type(16605, "_mood", 16600)});
+    const Written scalar = written(types.resolve(16600, -1), "happy");
+    BOOST_TEST(scalar.json == R"("happy")");
+    BOOST_TEST(scalar.schema ==
+               R"({"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,"parameters":{"allowed":"sad,ok,happy"}})");
+    const Written array = written(types.resolve(16605, -1), "{sad,happy}");
+    BOOST_TEST(array.json == R"(["sad","happy"])");
+    BOOST_TEST(array.java_list == "[sad, happy]");
+    BOOST_TEST(array.schema == R"({"type":"array","items":{"type":"string","optional":false,"name":"io.debezium.data.Enum",)"
+                               R"("version":1,"parameters":{"allowed":"sad,ok,happy"}},"optional":true})");
+    BOOST_TEST(debezium_reads_array(types.resolve(16605, -1), "{sad,happy}"));
+    BOOST_TEST(!debezium_reads_array(types.resolve(16605, -1), "{sad,NULL}"));
+    // Not an enum: no labels, a plain string.
+    BOOST_TEST(written(extension_types().resolve(16510, -1), "x").schema == R"({"type":"string","optional":true})");
+}
+
 BOOST_AUTO_TEST_CASE(malformed_array_text_is_a_value_error) {
     const ConnectValueWriter writer({});
     std::string out;

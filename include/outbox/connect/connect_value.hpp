@@ -30,6 +30,8 @@ struct ColumnType {
     std::string schema;
     // kind == ValueType::array: the element type (itself resolved: a domain element is its base type).
     std::shared_ptr<const ColumnType> element;
+    // An enum: its labels in their sort order, joined by ',' (io.debezium.data.Enum's "allowed").
+    std::optional<std::string> enum_values;
     // Resolved from a domain over this type (which Debezium names by the domain's name where it
     // picks by name: an unchanged out-of-line array's placeholder).
     bool from_domain = false;
@@ -50,8 +52,8 @@ public:
 };
 
 // Whether Debezium's connector reads an array value at all: pgjdbc cannot make a BigDecimal of a
-// numeric element NaN or an infinity, and Debezium's ltree[] converter fails on a NULL element;
-// the connector then has null for the whole array.
+// numeric element NaN or an infinity, Debezium's ltree[] converter fails on a NULL element, and an
+// enum[]'s schema refuses one; the connector then has null for the whole array.
 bool debezium_reads_array(const ColumnType& type, std::string_view text);
 
 // A column's value as Debezium's PostgreSQL connector makes it a Kafka Connect value (its

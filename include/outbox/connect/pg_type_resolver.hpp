@@ -20,6 +20,7 @@ struct CatalogType {
     std::uint32_t base_oid = 0;        // typbasetype: a domain's base type
     std::int32_t base_modifier = -1;   // typtypmod: the modifier a domain declares for its base type
     std::uint32_t element_oid = 0;     // typelem: an array's element type
+    std::string enum_values = {};      // an enum's labels in their sort order, joined by ','
 };
 
 // OIDs below this are PostgreSQL's own objects (FirstNormalObjectId): a type there is known by
