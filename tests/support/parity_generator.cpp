@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 
 #include "random_draws.hpp"
 
@@ -154,6 +155,7 @@ struct ColumnType {
     std::string sql;
     std::function<std::string(Rng&, const FuzzConnector&)> literal;
     bool key = true;  // usable as the record key (its StringConverter text is Debezium's)
+    bool enumerated = false;  // an enum (sql names the type)
 };
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
@@ -350,12 +352,23 @@ const std::vector<ColumnType>& extension_array_elements() {
 
 // Whether Debezium's element converter reads no value from a Java array (so a two-dimensional
 // array's sub-arrays are nulls, which the router writes too), in every mode: those of numbers,
-// booleans, dates and times, numeric, bytea, citext and hstore. The text, uuid, jsonb and ltree
-// converters write a Java array's identity there, which no one reproduces.
-bool null_sub_arrays(const std::string& sql) {
+// booleans, dates and times, numeric, bytea, citext and hstore. The text, uuid, jsonb, ltree and
+// enum converters write a Java array's identity there, which no one reproduces.
+bool null_sub_arrays(const ColumnType& element) {
+    if (element.enumerated) return false;
     for (const char* type : {"text", "varchar(20)", "uuid", "jsonb", "ltree"})
-        if (sql == type) return false;
+        if (element.sql == type) return false;
     return true;
+}
+
+// Labels of the enums drawn: blanks, quotes, commas, braces, "NULL" and non-ASCII, which an array
+// must quote and io.debezium.data.Enum's "allowed" joins by ','.
+const std::vector<std::string> kEnumLabels = {"sad", "ok", "so so", "x\"y", "a,b", "NULL", "\xc3\xa9\xf0\x9f\x98\x80", "{x}"};
+
+std::string enum_labels_sql() {
+    std::string sql;
+    for (const auto& label : kEnumLabels) sql += (sql.empty() ? "" : ", ") + dollar_quoted(label);
+    return sql;
 }
 
 // An array literal of `element`'s values: NULL elements, empty arrays, and where Debezium's element
@@ -374,7 +387,7 @@ std::string random_array(Rng& rng, const ColumnType& element, const FuzzConnecto
         return std::string("NULL");
     };
     std::string out = "ARRAY[";
-    if (null_sub_arrays(element.sql) && chance(rng, 0.15)) {
+    if (null_sub_arrays(element) && chance(rng, 0.15)) {
         const int inner = uniform(rng, 1, 2);
         for (int row = 0; row < 2; ++row) {
             out += std::string(row ? ", " : "") + "[";
@@ -394,19 +407,22 @@ struct DerivedColumn {
     std::string sql;
     std::string setup;
     std::function<std::string(Rng&, const FuzzConnector&)> literal;
-    const ColumnType* base;  // the scalar type beneath
+    std::shared_ptr<const ColumnType> base;  // the scalar type beneath
     bool array = false;
 };
+
+// A type of column_types() or extension_array_elements(), which live as long as the program.
+std::shared_ptr<const ColumnType> borrowed(const ColumnType& type) { return {std::shared_ptr<void>(), &type}; }
 
 DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::string& column) {
     std::vector<const ColumnType*> elements;
     for (const auto& type : column_types())
         if (array_element(type)) elements.push_back(&type);
-    const ColumnType* base = elements[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(elements.size()) - 1))];
+    const auto base = borrowed(*elements[static_cast<std::size_t>(uniform(rng, 0, static_cast<int>(elements.size()) - 1))]);
     const std::string domain = schema + ".d_" + column;
     // Not an array of a domain: Debezium has no converter for one, leaves the column out of its
     // records and fails the record that places it (documented).
-    switch (uniform(rng, 0, 4)) {
+    switch (uniform(rng, 0, 5)) {
         case 0: {  // an array
             const std::string cast = base->sql + "[]";
             return {cast, "", [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
@@ -419,8 +435,20 @@ DerivedColumn random_derived(Rng& rng, const std::string& schema, const std::str
             return {domain, "CREATE DOMAIN " + domain + " AS " + cast + "; ",
                     [base, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *base, c, cast); }, base, true};
         }
-        default: {  // an array of an extension's type or of timetz (two draws in five)
-            const ColumnType* element = &pick(rng, extension_array_elements());
+        case 5: {  // an enum (never NULL as the key), or an array of it (never the key: a NULL element makes it null)
+            const std::string type = schema + ".e_" + column;
+            const bool array = chance(rng, 0.5);
+            const auto element = std::make_shared<const ColumnType>(ColumnType{
+                type, [](Rng& r, const FuzzConnector&) { return dollar_quoted(pick(r, kEnumLabels)); }, !array, true});
+            const std::string setup = "CREATE TYPE " + type + " AS ENUM (" + enum_labels_sql() + "); ";
+            if (!array)
+                return {type, setup, [element](Rng& r, const FuzzConnector& c) { return element->literal(r, c); }, element};
+            const std::string cast = type + "[]";
+            return {cast, setup, [element, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *element, c, cast); },
+                    element, true};
+        }
+        default: {  // an array of an extension's type or of timetz (two draws in six)
+            const auto element = borrowed(pick(rng, extension_array_elements()));
             const std::string cast = element->sql + "[]";
             return {cast, "", [element, cast](Rng& r, const FuzzConnector& c) { return random_array(r, *element, c, cast); },
                     element, true};

@@ -52,8 +52,8 @@ FuzzConnector generate_connector(std::uint64_t seed, const std::string& name);
 // a table whose columns, options and values fit `connector` (values Debezium cannot represent in
 // its modes are left out). Besides
 // scalar columns, arrays of them (NULL elements, empty, two-dimensional) and of hstore, citext,
-// ltree and timetz (elements an array must quote, offsets and fractions), domains over them and
-// over arrays, as headers, envelope fields and keys.
+// ltree and timetz (elements an array must quote, offsets and fractions), enums and their arrays,
+// domains over them and over arrays, as headers, envelope fields and keys.
 FuzzCase generate_case(int seed, const FuzzConnector& connector, int rows);
 
 }  // namespace outbox::test
