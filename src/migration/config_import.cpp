@@ -567,6 +567,13 @@ void Importer::import_connector_key(const Setting& s) {
         top_.emplace_back(key, s.value);
         return take(s);
     }
+    if (key == "event.converting.failure.handling.mode") {
+        // warn (the default) and skip make a value Debezium's converter fails on null, as the router does.
+        if (s.value == "warn" || s.value == "skip") return take(s);
+        return skip(s, "the router writes a value Debezium's converter fails on (an ltree[] or enum array holding a NULL, "
+                       "an unchanged out-of-line array) as null, as warn and skip do; it never stops on one "
+                       "(docs/configuration.md, \"Column values\")");
+    }
     if (key == "schema.include.list" || key == "schema.whitelist")
         return skip(s, "the router takes exact tables: postgres.table.include.list");
     if (starts_with(key, "topic.creation.")) {

@@ -430,6 +430,26 @@ BOOST_AUTO_TEST_CASE(column_modes_the_router_writes_are_imported_and_the_others_
                        std::string::npos, n.reason);
 }
 
+// event.converting.failure.handling.mode warn (Debezium's default) and skip make a value the
+// converter fails on null, as the router does; fail (stop the task) has no equivalent and is listed.
+BOOST_AUTO_TEST_CASE(a_converting_failure_mode_that_nulls_the_value_is_taken_and_fail_is_listed) {
+    const auto with_mode = [](const std::string& mode) {
+        return import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "database.hostname": "db", "database.dbname": "app", "extended.headers.enabled": "false",
+            "event.converting.failure.handling.mode": ")" + mode + R"("})");
+    };
+    for (const std::string mode : {"warn", "skip"})
+        BOOST_TEST(keys_not_imported(with_mode(mode)) == (std::vector<std::string>{"bootstrap.servers"}),
+                   boost::test_tools::per_element());
+    const auto fail = with_mode("fail");
+    BOOST_TEST(keys_not_imported(fail) ==
+                   (std::vector<std::string>{"event.converting.failure.handling.mode", "bootstrap.servers"}),
+               boost::test_tools::per_element());
+    for (const auto& n : fail.not_imported)
+        if (n.key == "event.converting.failure.handling.mode")
+            BOOST_TEST(n.reason.find("as warn and skip do; it never stops on one") != std::string::npos, n.reason);
+}
+
 // Debezium Server's json formats, with and without schemas, and Connect's JsonConverter for headers.
 BOOST_AUTO_TEST_CASE(json_formats_import_as_json_converters) {
     const auto server = import_text(
