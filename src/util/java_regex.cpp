@@ -260,7 +260,12 @@ private:
             }
             if (c == '*' || c == '+' || c == '?' || c == '{') {
                 if (last.empty() || last_quantified) fail("Dangling meta character '" + std::string(1, static_cast<char>(c)) + "'");
-                last = "(?:" + last + ")" + quantifier();
+                // Java matches each repetition under a possessive quantifier on its own and never
+                // goes back into it (Curly's possessive match): an atomic group per repetition,
+                // where PCRE2's possessive quantifier backtracks between repetitions to find the first.
+                const std::string repeat = quantifier();
+                const bool possessive = repeat.size() > 1 && repeat.back() == '+';
+                last = (possessive ? "(?>" : "(?:") + last + ")" + repeat;
                 last_quantified = true;
                 continue;
             }

@@ -83,6 +83,11 @@ BOOST_AUTO_TEST_CASE(the_regex_is_read_as_java_reads_it) {
     BOOST_TEST(topic("(?i)k\u00e4", "ok", "k\u00c4") == "k\u00c4");
     // Java's line terminators: `.` matches none of them.
     BOOST_TEST(topic("a.b", "ok", "a\u2028b") == "a\u2028b");
+    // A possessive quantifier on a group takes each repetition whole, never giving part back to
+    // the next: ([a-z]+){2}+ cannot match "abc" in Java (the first repetition holds all of it).
+    BOOST_TEST(topic("([a-z]+){2}+", "ok", "abc") == "abc");
+    BOOST_TEST(topic("([a-z]+){2}", "ok", "abc") == "ok");
+    BOOST_TEST(topic("(?:ab|a)++c", "ok", "abc") == "ok");
     // RegexRouter's replaceFirst replaces the first match from the start, not the whole value.
     BOOST_TEST(topic("a|ab", "x", "ab") == "xb");
     // Constructs without a translation are refused at load, naming them.
