@@ -116,10 +116,12 @@ std::string significant_digits(std::string_view text) {
     return digits;
 }
 
+// The shortest digits that read back as `value`: scientific, as the plain form writes a whole
+// number below 1e17 with all its digits (57125657099119512 for 5.712565709911951E16).
 template <typename T>
 std::string shortest_digits(T value) {
     char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
     return significant_digits(std::string_view(buffer, static_cast<std::size_t>(result.ptr - buffer)));
 }
 
