@@ -174,6 +174,25 @@ std::string random_time(Rng& rng) {
     return text;
 }
 
+// An hstore of up to `most` pairs, keys and values from `text`, a fifth of the values NULL.
+std::string random_hstore(Rng& r, int most, const std::function<std::string(Rng&)>& text) {
+    std::string pairs;
+    const int n = uniform(r, 0, most);
+    for (int i = 0; i < n; ++i)
+        pairs += std::string(i ? ", " : "") + hstore_quoted(text(r)) + "=>" +
+                 (chance(r, 0.2) ? std::string("NULL") : hstore_quoted(text(r)));
+    return dollar_quoted(pairs) + "::hstore";
+}
+
+// An ltree path of up to four labels.
+std::string random_ltree(Rng& r) {
+    static const std::vector<std::string> labels = {"a", "Top", "x_1", "Science", "Z9", "b"};
+    std::string path;
+    const int n = uniform(r, 0, 4);
+    for (int i = 0; i < n; ++i) path += (i ? "." : "") + pick(r, labels);
+    return quoted(path);
+}
+
 const std::vector<ColumnType>& column_types() {
     static const std::vector<ColumnType> types = {
         {"smallint", [](Rng& r, const FuzzConnector&) {
@@ -280,21 +299,10 @@ const std::vector<ColumnType>& column_types() {
              return quoted("(" + pick(r, coordinates) + "," + pick(r, coordinates) + ")");
          }, false},
         {"hstore", [](Rng& r, const FuzzConnector&) {
-             std::string text;
-             const int n = uniform(r, 0, 16);
-             for (int i = 0; i < n; ++i)
-                 text += std::string(i ? ", " : "") + hstore_quoted(random_text(r, 3)) + "=>" +
-                         (chance(r, 0.2) ? std::string("NULL") : hstore_quoted(random_text(r, 3)));
-             return dollar_quoted(text) + "::hstore";
+             return random_hstore(r, 16, [](Rng& rng) { return random_text(rng, 3); });
          }},
         {"citext", [](Rng& r, const FuzzConnector&) { return dollar_quoted(random_text(r, 5)); }},
-        {"ltree", [](Rng& r, const FuzzConnector&) {
-             static const std::vector<std::string> labels = {"a", "Top", "x_1", "Science", "Z9", "b"};
-             std::string path;
-             const int n = uniform(r, 0, 4);
-             for (int i = 0; i < n; ++i) path += (i ? "." : "") + pick(r, labels);
-             return quoted(path);
-         }},
+        {"ltree", [](Rng& r, const FuzzConnector&) { return random_ltree(r); }},
     };
     return types;
 }
@@ -319,23 +327,10 @@ const std::vector<ColumnType>& extension_array_elements() {
                               : random_text(r, 4);
     };
     static const std::vector<ColumnType> types = {
-        {"hstore", [](Rng& r, const FuzzConnector&) {
-             std::string text;
-             const int n = uniform(r, 0, 4);
-             for (int i = 0; i < n; ++i)
-                 text += std::string(i ? ", " : "") + hstore_quoted(array_text(r)) + "=>" +
-                         (chance(r, 0.2) ? std::string("NULL") : hstore_quoted(array_text(r)));
-             return dollar_quoted(text) + "::hstore";
-         }},
+        {"hstore", [](Rng& r, const FuzzConnector&) { return random_hstore(r, 4, array_text); }},
         {"citext", [](Rng& r, const FuzzConnector&) { return dollar_quoted(array_text(r)); }},
         // An ltree[] holding a NULL element is null in Debezium's record: never a key.
-        {"ltree", [](Rng& r, const FuzzConnector&) {
-             static const std::vector<std::string> labels = {"a", "Top", "x_1", "Science", "Z9", "b"};
-             std::string path;
-             const int n = uniform(r, 0, 4);
-             for (int i = 0; i < n; ++i) path += (i ? "." : "") + pick(r, labels);
-             return quoted(path);
-         }, false},
+        {"ltree", [](Rng& r, const FuzzConnector&) { return random_ltree(r); }, false},
         {"timetz", [](Rng& r, const FuzzConnector&) {
              std::string time = random_time(r);
              if (chance(r, 0.3)) {  // fewer fraction digits, or none
