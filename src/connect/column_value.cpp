@@ -162,6 +162,15 @@ void append_json_escape(std::string& out, unsigned char c) {
     }
 }
 
+void append_backslash_quoted(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '"';
+}
+
 void append_json_string(std::string& out, std::string_view text) {
     out.push_back('"');
     std::size_t plain = 0;  // start of the run not yet copied

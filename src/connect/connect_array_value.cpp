@@ -56,15 +56,6 @@ std::string element_text(const ColumnType& element, const std::string& text) {
     return cut;
 }
 
-void append_header_quoted(std::string& out, std::string_view text) {
-    out += '"';
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-}
-
 bool numeric_special(const std::vector<PgArrayElement>& elements) {
     for (const auto& element : elements) {
         if (element.kind == PgArrayElement::Kind::array && numeric_special(element.elements)) return true;
@@ -102,7 +93,7 @@ void ConnectValueWriter::append_embedded_header_text(std::string& out, const Col
     const Value::Kind kind = value(type, text).kind;
     const bool big_decimal = type.kind == ValueType::numeric && type.numeric_has_scale() &&
                              modes_.decimal == config::DecimalHandlingMode::precise;
-    if (kind == Value::Kind::string || (kind == Value::Kind::bytes && !big_decimal)) append_header_quoted(out, header);
+    if (kind == Value::Kind::string || (kind == Value::Kind::bytes && !big_decimal)) append_backslash_quoted(out, header);
     else out += header;
 }
 
@@ -131,7 +122,7 @@ void ConnectValueWriter::append_array(std::string& out, const ColumnType& type, 
                 else append_struct_field(out, element, text_of_item);
                 break;
             case ArrayForm::header:
-                if (sub_array) append_header_quoted(out, item.source);
+                if (sub_array) append_backslash_quoted(out, item.source);
                 else append_embedded_header_text(out, element, text_of_item);
                 break;
         }

@@ -362,20 +362,6 @@ void append_point_struct_text(std::string& out, double x, double y, std::string_
     out += '}';
 }
 
-// A map of strings as JsonConverter writes it.
-void append_map_json(std::string& out, const HstorePairs& pairs) {
-    out += '{';
-    bool first = true;
-    for (const auto& [key, value] : pairs) {
-        if (!std::exchange(first, false)) out += ',';
-        append_json_string(out, key);
-        out += ':';
-        if (value) append_json_string(out, *value);
-        else out += "null";
-    }
-    out += '}';
-}
-
 // A map's Java text (AbstractMap.toString()): "{a=1, b=null}".
 void append_map_text(std::string& out, const HstorePairs& pairs) {
     out += '{';
@@ -468,7 +454,7 @@ void ConnectValueWriter::append_json(std::string& out, const ColumnType& type, s
             return;
         case Converted::Kind::variable_decimal: append_struct(out, v.scale, v.bytes); return;
         case Converted::Kind::point: append_point_json(out, v.floating, v.y, v.bytes, true); return;
-        case Converted::Kind::map: append_map_json(out, v.pairs); return;
+        case Converted::Kind::map: append_pairs_object(out, v.pairs, append_json_string); return;
     }
 }
 

@@ -1,6 +1,7 @@
 #include "outbox/connect/hstore_value.hpp"
 
 #include <cstdint>
+#include <utility>
 
 #include "outbox/connect/column_value.hpp"
 
@@ -128,48 +129,38 @@ HstorePairs java_hash_map_order(const HstorePairs& pairs) {
     return ordered;
 }
 
-std::string hstore_json(const HstorePairs& pairs) {
-    std::string out = "{";
+void append_pairs_object(std::string& out, const HstorePairs& pairs,
+                         void (*append_string)(std::string&, std::string_view)) {
+    out += '{';
+    bool first = true;
     for (const auto& [key, value] : pairs) {
-        if (out.size() > 1) out += ',';
-        append_writer_json_string(out, key);
+        if (!std::exchange(first, false)) out += ',';
+        append_string(out, key);
         out += ':';
-        if (value) append_writer_json_string(out, *value);
+        if (value) append_string(out, *value);
         else out += "null";
     }
-    return out + "}";
+    out += '}';
+}
+
+std::string hstore_json(const HstorePairs& pairs) {
+    std::string out;
+    append_pairs_object(out, pairs, append_writer_json_string);
+    return out;
 }
 
 std::string hstore_header_text(const HstorePairs& pairs) {
-    const auto quoted = [](std::string& out, std::string_view text) {
-        out += '"';
-        for (const char c : text) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        out += '"';
-    };
-    std::string out = "{";
-    for (const auto& [key, value] : pairs) {
-        if (out.size() > 1) out += ',';
-        quoted(out, key);
-        out += ':';
-        if (value) quoted(out, *value);
-        else out += "null";
-    }
-    return out + "}";
+    std::string out;
+    append_pairs_object(out, pairs, append_backslash_quoted);
+    return out;
 }
 
 std::string hstore_text(std::string_view key, std::string_view value) {
-    const auto quote = [](std::string_view text) {
-        std::string out = "\"";
-        for (const char c : text) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        return out + "\"";
-    };
-    return quote(key) + "=>" + quote(value);
+    std::string out;
+    append_backslash_quoted(out, key);
+    out += "=>";
+    append_backslash_quoted(out, value);
+    return out;
 }
 
 }  // namespace outbox::connect

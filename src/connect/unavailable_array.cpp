@@ -14,14 +14,11 @@ constexpr std::uint32_t kJsonArray = 199, kByteaArray = 1001, kInt4Array = 1007,
                         kBpcharArray = 1014, kVarcharArray = 1015, kInt8Array = 1016, kDateArray = 1182,
                         kUuidArray = 2951, kJsonbArray = 3807;
 
-// One element of array text, quoted: '"' and '\' escaped.
-std::string quoted_element(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
+// Array text of one quoted element.
+std::string one_element_array(std::string_view text) {
+    std::string out = "{";
+    append_backslash_quoted(out, text);
+    return out + "}";
 }
 
 // The placeholder's bytes as Java's (int) of a byte: signed.
@@ -72,7 +69,7 @@ std::optional<std::string> unavailable_array_text(const ColumnType& type, const 
         case kVarcharArray:
         case kBpcharArray:
         case kJsonArray:
-        case kJsonbArray: return "{" + quoted_element(placeholder) + "}";
+        case kJsonbArray: return one_element_array(placeholder);
         case kByteaArray: {
             // A byte[] fits the array's schema in binary.handling.mode bytes only.
             if (modes.binary != config::BinaryHandlingMode::bytes) return std::nullopt;
@@ -82,7 +79,7 @@ std::optional<std::string> unavailable_array_text(const ColumnType& type, const 
                 hex += kHex[static_cast<unsigned char>(c) >> 4];
                 hex += kHex[c & 15];
             }
-            return "{" + quoted_element(hex) + "}";
+            return one_element_array(hex);
         }
         case kInt4Array:
         case kInt8Array: return signed_bytes(placeholder, false);

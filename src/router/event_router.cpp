@@ -680,12 +680,7 @@ std::string EventRouter::old_key_header(const OutboxTable& table, pgoutput::Tupl
             if (as_json.empty() || as_json[0] != '"' || big_decimal) {
                 payload += text;
             } else {
-                payload += '"';
-                for (const char c : text) {
-                    if (c == '"' || c == '\\') payload += '\\';
-                    payload += c;
-                }
-                payload += '"';
+                append_backslash_quoted(payload, text);
             }
         }
         if (!fields.empty()) fields += ',';

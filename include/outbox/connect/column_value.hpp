@@ -80,6 +80,10 @@ void append_json_escape(std::string& out, unsigned char c);
 // UTF-8 passes through.
 void append_json_string(std::string& out, std::string_view text);
 
+// `text` in double quotes with '"' and '\' escaped by a backslash: Kafka's Values text of a
+// string (SimpleHeaderConverter), hstore's input syntax, an element of PostgreSQL's array text.
+void append_backslash_quoted(std::string& out, std::string_view text);
+
 // A value's own bytes, for routing and the empty-payload test: the text, except booleans
 // (true/false, where PostgreSQL prints t/f) and bytea (the raw bytes, decoded into `scratch`).
 // nullopt when a bytea text is malformed.

@@ -34,6 +34,11 @@ std::string hstore_json(const HstorePairs& pairs);
 // strings escape only '"' and '\'.
 std::string hstore_header_text(const HstorePairs& pairs);
 
+// A map's pairs as an object, {key:value,...}, each key and value written by `append_string`
+// (JsonConverter's, Jackson's generator's, Kafka Values' quoting), a NULL value bare.
+void append_pairs_object(std::string& out, const HstorePairs& pairs,
+                         void (*append_string)(std::string&, std::string_view));
+
 // The hstore text of one pair (the unavailable-value placeholder Debezium puts in a map).
 std::string hstore_text(std::string_view key, std::string_view value);
 
