@@ -394,13 +394,7 @@ BOOST_AUTO_TEST_CASE(an_imported_avro_connector_starts_and_produces_readable_rec
                             user_info.substr(user_info.find(':') + 1) + "\n");
     const std::string connector = work_dir() + "/" + db + "-connector.json";
     const std::string ca = schema_registry().ca_file();
-    write_file(connector, R"({"name": "outbox", "config": {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1", "database.port": ")" + std::to_string(postgres().port()) + R"(",
-        "database.user": "postgres", "database.dbname": ")" + db + R"(", "topic.prefix": "app",
-        "slot.name": ")" + db + R"(", "publication.name": ")" + db + R"(",
-        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
-        "transforms.outbox.route.topic.replacement": ")" + db + R"(_imported.${routedByValue}",
+    write_file(connector, debezium_connector_json(db, db + "_imported.${routedByValue}", R"(,
         "transforms.outbox.table.expand.json.payload": "true",
         "key.converter": "io.confluent.connect.avro.AvroConverter",
         "key.converter.schema.registry.url": ")" + schema_registry().url() + R"(",
@@ -414,7 +408,7 @@ BOOST_AUTO_TEST_CASE(an_imported_avro_connector_starts_and_produces_readable_rec
         "value.converter.apicurio.registry.auth.username": "router",
         "value.converter.apicurio.registry.auth.password": "${file:)" + secrets + R"(:registry.password}",
         "value.converter.apicurio.registry.tls.truststore.location": ")" + ca + R"(",
-        "value.converter.apicurio.registry.tls.truststore.type": "PEM"}})");
+        "value.converter.apicurio.registry.tls.truststore.type": "PEM")"));
     const std::string yaml = work_dir() + "/" + db + "-imported.yaml";
     const int status = std::system((std::string(OUTBOX_ROUTER_BINARY) + " import " + connector + " >" + yaml +
                                     " 2>" + yaml + ".notes").c_str());

@@ -35,14 +35,7 @@ BOOST_AUTO_TEST_CASE(import_writes_a_config_that_checks_and_exits_1_on_a_bad_con
     const auto db = create_outbox_database("imported");
     const std::string connector = work_dir() + "/connector.json";
     const std::string yaml = work_dir() + "/imported.yaml";
-    write_file(connector, R"({"name": "outbox", "config": {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1", "database.port": ")" + std::to_string(postgres().port()) + R"(",
-        "database.user": "postgres", "database.dbname": ")" + db + R"(", "topic.prefix": "app",
-        "slot.name": ")" + db + R"(", "publication.name": ")" + db + R"(",
-        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
-        "transforms.outbox.route.topic.replacement": "events.${routedByValue}",
-        "snapshot.mode": "initial"}})");
+    write_file(connector, debezium_connector_json(db, "events.${routedByValue}", R"(, "snapshot.mode": "initial")"));
     // The YAML on standard output, what was not imported on standard error.
     const std::string notes_path = work_dir() + "/import-notes.txt";
     const int status = std::system((std::string(OUTBOX_ROUTER_BINARY) + " import " + connector + " >" + yaml + " 2>" +

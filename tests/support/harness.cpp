@@ -130,6 +130,17 @@ PgServerOptions fetched_pg(int major) {
     return options;
 }
 
+std::string debezium_connector_json(const std::string& database, const std::string& replacement,
+                                    const std::string& extra) {
+    return R"({"name": "outbox", "config": {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1", "database.port": ")" + std::to_string(postgres().port()) + R"(",
+        "database.user": "postgres", "database.dbname": ")" + database + R"(", "topic.prefix": "app",
+        "slot.name": ")" + database + R"(", "publication.name": ")" + database + R"(",
+        "transforms": "outbox", "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
+        "transforms.outbox.route.topic.replacement": ")" + replacement + "\"" + extra + "}}";
+}
+
 std::string router_config(const std::string& database, const std::string& postgres_extra,
                           const std::string& top_extra, const std::string& outbox_section) {
     return router_config_for(postgres().conninfo(database), database, postgres_extra, top_extra, outbox_section);

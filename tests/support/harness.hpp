@@ -51,6 +51,12 @@ std::string router_config_for(const std::string& conninfo, const std::string& da
 std::string sasl_router_config(const std::string& database, const std::string& topic,
                                const std::string& password_variable, const std::string& mechanism);
 
+// A Debezium PostgreSQL connector (Kafka Connect's JSON) for `database` on the shared server, its
+// slot and publication named after it, one EventRouter routing to `replacement`, then `extra`
+// ("key": "value" entries, comma-first) for `outbox-router import`.
+std::string debezium_connector_json(const std::string& database, const std::string& replacement,
+                                    const std::string& extra = "");
+
 // INSERT of outbox rows first..first+count-1 of aggregate `type`: id md5(seq), key
 // "key-<seq % keys>", payload {"seq": <seq>} so tests can check order and completeness.
 std::string outbox_rows_sql(int first, int count, int keys, const std::string& type = "Order");
